@@ -1,0 +1,119 @@
+# sfdo - sample-based feedback-directed optimization for GCC.
+#
+#   make            build every tool and the plugin into build/
+#   make check      install missing Debian packages, build, run every test
+#   make demo       install, build, run the pipeline on examples/demo.c
+#   make bench      the benchmarks in bench/ (long; writes bench/RESULTS.md)
+#   make install    PREFIX=/usr/local DESTDIR= ; the plugin goes to GCC's
+#                   plugin directory (gcc -print-file-name=plugin)
+
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+BINDIR   ?= $(PREFIX)/bin
+CC       ?= gcc
+CXX      ?= g++
+HOST_GCC ?= gcc
+FUZZ_CC  ?= clang
+FUZZ_SECONDS ?= 30
+VERSION  := 0.1.0
+
+B        := build
+WARN     := -Wall -Wextra -Werror
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) -DSFDO_VERSION='"$(VERSION)"'
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+            -fno-omit-frame-pointer -O1 -g
+
+PLUGIN_DIR := $(shell $(HOST_GCC) -print-file-name=plugin)
+
+COMMON_SRC  := common/error.c common/xalloc.c
+PROFILE_SRC := profiles/profile.c profiles/profile_text.c \
+               profiles/profile_binary.c profiles/profile_ops.c \
+               profiles/profile_io.c
+LIB_SRC     := $(COMMON_SRC) $(PROFILE_SRC)
+LIB_HDR     := $(wildcard common/*.h profiles/*.h)
+
+TOOLS   := $(B)/sfdo-profile
+PLUGIN  := $(B)/samplefdo.so
+
+UNIT_SRC  := $(wildcard tests/unit/*/test_*.c)
+UNIT_BIN  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+UNIT_ASAN := $(patsubst tests/unit/%.c,$(B)/asan/%,$(UNIT_SRC))
+FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRC))
+
+.PHONY: all deps check demo bench install uninstall clean unit fuzz-build
+
+all: $(TOOLS) $(PLUGIN)
+
+deps:
+	@scripts/install-deps.sh
+
+# --- the C library: common + profiles ------------------------------------
+$(B)/libsfdo.a: $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC))
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/obj/%.o: %.c $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -c $< -o $@
+
+$(B)/asan/libsfdo.a: $(patsubst %.c,$(B)/asan/obj/%.o,$(LIB_SRC))
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/asan/obj/%.o: %.c $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
+
+# --- tools ------------------------------------------------------------------
+$(B)/sfdo-profile: profiles/sfdo_profile_main.c $(B)/libsfdo.a
+	$(CC) $(CFLAGS) $< $(B)/libsfdo.a -o $@
+
+# --- the GCC plugin (C++, GCC's own style) ---------------------------------
+PLUGIN_CXXFLAGS := -std=gnu++17 -O2 -g -fPIC -fno-rtti $(WARN) \
+                   -Wno-unused-parameter -I$(PLUGIN_DIR)/include
+$(PLUGIN): $(wildcard plugin/*.cc plugin/*.h) $(B)/libsfdo.a
+	@mkdir -p $(@D)
+	$(CXX) $(PLUGIN_CXXFLAGS) -shared $(filter %.cc,$^) $(B)/libsfdo.a -o $@
+
+# --- tests ----------------------------------------------------------------
+$(B)/tests/%: tests/unit/%.c $(B)/libsfdo.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit $< $(B)/libsfdo.a -lcmocka -o $@
+
+$(B)/asan/%: tests/unit/%.c $(B)/asan/libsfdo.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SANFLAGS) -Itests/unit $< $(B)/asan/libsfdo.a -lcmocka -o $@
+
+$(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+	  -fno-sanitize-recover=all $< $(LIB_SRC) -o $@
+
+unit: $(UNIT_BIN) $(UNIT_ASAN)
+fuzz-build: $(FUZZ_BIN)
+
+check: deps
+	@$(MAKE) --no-print-directory all unit fuzz-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PLUGIN_DIR)
+	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
+	install -m 755 $(PLUGIN) $(DESTDIR)$(PLUGIN_DIR)/samplefdo.so
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS)))
+	rm -f $(DESTDIR)$(PLUGIN_DIR)/samplefdo.so
+
+clean:
+	rm -rf $(B)

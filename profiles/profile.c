@@ -1,0 +1,463 @@
+/* profiles/profile.c - the profile model: strings, header, functions,
+ * canonical order, lookup.  Encodings live in profile_text.c and
+ * profile_binary.c; merge and overlap in profile_ops.c.  */
+#include "profile_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/xalloc.h"
+
+#define STR_CHUNK_SIZE (1u << 20)
+
+uint64_t
+sfdo_fnv1a (const char *s, size_t len)
+{
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (unsigned char) s[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/* --- Strings ------------------------------------------------------------ */
+
+static char *
+store_bytes (struct sfdo_profile *p, const char *s, size_t len)
+{
+  if (len + 1 > p->chunk_left)
+    {
+      size_t size = len + 1 > STR_CHUNK_SIZE ? len + 1 : STR_CHUNK_SIZE;
+      sfdo_xgrow (&p->chunks, &p->cap_chunks, p->nchunks + 1, sizeof (char *));
+      p->chunk = (char *) sfdo_xmalloc (size);
+      p->chunks[p->nchunks++] = p->chunk;
+      p->chunk_left = size;
+    }
+  char *d = p->chunk;
+  memcpy (d, s, len);
+  d[len] = 0;
+  p->chunk += len + 1;
+  p->chunk_left -= len + 1;
+  return d;
+}
+
+static void
+rehash_strings (struct sfdo_profile *p)
+{
+  size_t cap = p->cap_slots ? p->cap_slots * 2 : 1024;
+  free (p->str_slots);
+  p->str_slots = (uint32_t *) sfdo_xcalloc (cap, sizeof (uint32_t));
+  p->cap_slots = cap;
+  for (size_t id = 0; id < p->nstrs; id++)
+    {
+      size_t i = sfdo_fnv1a (p->strs[id].s, p->strs[id].len) & (cap - 1);
+      while (p->str_slots[i])
+        i = (i + 1) & (cap - 1);
+      p->str_slots[i] = (uint32_t) id + 1;
+    }
+}
+
+/* The slot where S (LEN bytes) is or would go.  */
+static size_t
+string_slot (const struct sfdo_profile *p, const char *s, size_t len)
+{
+  size_t mask = p->cap_slots - 1;
+  size_t i = sfdo_fnv1a (s, len) & mask;
+  for (;; i = (i + 1) & mask)
+    {
+      uint32_t v = p->str_slots[i];
+      if (!v)
+        return i;
+      const struct str_entry *e = &p->strs[v - 1];
+      if (e->len == len && memcmp (e->s, s, len) == 0)
+        return i;
+    }
+}
+
+uint32_t
+sfdo_profile_lookup_id (const struct sfdo_profile *p, const char *s,
+                        size_t len)
+{
+  uint32_t v = p->str_slots[string_slot (p, s, len)];
+  return v ? v - 1 : UINT32_MAX;
+}
+
+uint32_t
+sfdo_profile_intern (struct sfdo_profile *p, const char *s, size_t len)
+{
+  size_t slot = string_slot (p, s, len);
+  if (p->str_slots[slot])
+    return p->str_slots[slot] - 1;
+  sfdo_xgrow (&p->strs, &p->cap_strs, p->nstrs + 1, sizeof *p->strs);
+  uint32_t id = (uint32_t) p->nstrs++;
+  p->strs[id].s = store_bytes (p, s, len);
+  p->strs[id].len = (uint32_t) len;
+  p->str_slots[slot] = id + 1;
+  if (p->nstrs * 2 > p->cap_slots)
+    rehash_strings (p);
+  return id;
+}
+
+uint32_t
+sfdo_profile_intern_str (struct sfdo_profile *p, const char *s)
+{
+  return sfdo_profile_intern (p, s, strlen (s));
+}
+
+const char *
+sfdo_profile_str (const struct sfdo_profile *p, uint32_t id)
+{
+  return id < p->nstrs ? p->strs[id].s : "";
+}
+
+/* --- Lifecycle ---------------------------------------------------------- */
+
+struct sfdo_profile *
+sfdo_profile_new (void)
+{
+  struct sfdo_profile *p
+    = (struct sfdo_profile *) sfdo_xcalloc (1, sizeof *p);
+  rehash_strings (p);
+  sfdo_profile_intern (p, "", 0);
+  p->hdr.version = SFDO_PROFILE_VERSION;
+  p->encoding = SFDO_PROF_TEXT;
+  return p;
+}
+
+struct sfdo_prof_func *
+sfdo_prof_func_new (uint32_t name, uint32_t file)
+{
+  struct sfdo_prof_func *f
+    = (struct sfdo_prof_func *) sfdo_xcalloc (1, sizeof *f);
+  f->name = name;
+  f->file = file;
+  return f;
+}
+
+void
+sfdo_prof_func_free (struct sfdo_prof_func *f)
+{
+  if (!f)
+    return;
+  for (size_t i = 0; i < f->nlines; i++)
+    free (f->lines[i].targets);
+  for (size_t i = 0; i < f->nvalues; i++)
+    free (f->values[i].entries);
+  for (size_t i = 0; i < f->ncallsites; i++)
+    sfdo_prof_func_free (f->callsites[i].callee);
+  free (f->lines);
+  free (f->values);
+  free (f->callsites);
+  free (f);
+}
+
+void
+sfdo_profile_free (struct sfdo_profile *p)
+{
+  if (!p)
+    return;
+  sfdo_binary_release (p);
+  for (size_t i = 0; i < p->nfuncs; i++)
+    sfdo_prof_func_free (p->funcs[i]);
+  free (p->funcs);
+  free (p->func_slots);
+  for (size_t i = 0; i < p->nchunks; i++)
+    free (p->chunks[i]);
+  free (p->chunks);
+  free (p->strs);
+  free (p->str_slots);
+  free (p->hdr.build_ids);
+  free (p->hdr.modes);
+  free (p->hdr.tools);
+  free (p->hdr.events);
+  free (p->path);
+  free (p);
+}
+
+enum sfdo_prof_encoding
+sfdo_profile_encoding (const struct sfdo_profile *p)
+{
+  return p->encoding;
+}
+
+/* --- Header ------------------------------------------------------------- */
+
+struct sfdo_prof_header *
+sfdo_profile_header (struct sfdo_profile *p)
+{
+  return &p->hdr;
+}
+
+/* Insert string ID into the sorted set *SET of *N (capacity *CAP), ordered
+   by the strings' bytes.  */
+static void
+set_insert (const struct sfdo_profile *p, uint32_t **set, size_t *n,
+            size_t *cap, uint32_t id)
+{
+  const char *s = sfdo_profile_str (p, id);
+  size_t i = 0;
+  while (i < *n && strcmp (sfdo_profile_str (p, (*set)[i]), s) < 0)
+    i++;
+  if (i < *n && (*set)[i] == id)
+    return;
+  sfdo_xgrow (set, cap, *n + 1, sizeof **set);
+  memmove (*set + i + 1, *set + i, (*n - i) * sizeof **set);
+  (*set)[i] = id;
+  (*n)++;
+}
+
+void
+sfdo_profile_add_build_id (struct sfdo_profile *p, const char *hex)
+{
+  set_insert (p, &p->hdr.build_ids, &p->hdr.nbuild_ids, &p->cap_build_ids,
+              sfdo_profile_intern_str (p, hex));
+}
+
+void
+sfdo_profile_add_mode (struct sfdo_profile *p, const char *mode)
+{
+  set_insert (p, &p->hdr.modes, &p->hdr.nmodes, &p->cap_modes,
+              sfdo_profile_intern_str (p, mode));
+}
+
+void
+sfdo_profile_add_tool (struct sfdo_profile *p, const char *tool)
+{
+  set_insert (p, &p->hdr.tools, &p->hdr.ntools, &p->cap_tools,
+              sfdo_profile_intern_str (p, tool));
+}
+
+void
+sfdo_profile_add_event (struct sfdo_profile *p, const char *name,
+                        uint64_t period, uint64_t samples)
+{
+  struct sfdo_prof_header *h = &p->hdr;
+  size_t i = 0;
+  int c = 1;
+  for (; i < h->nevents; i++)
+    {
+      c = strcmp (sfdo_profile_str (p, h->events[i].name), name);
+      if (c > 0 || (c == 0 && h->events[i].period >= period))
+        break;
+    }
+  if (i < h->nevents && c == 0 && h->events[i].period == period)
+    {
+      h->events[i].samples = sfdo_sat_add (h->events[i].samples, samples);
+      return;
+    }
+  sfdo_xgrow (&h->events, &p->cap_events, h->nevents + 1, sizeof *h->events);
+  memmove (h->events + i + 1, h->events + i,
+           (h->nevents - i) * sizeof *h->events);
+  h->events[i].name = sfdo_profile_intern_str (p, name);
+  h->events[i].period = period;
+  h->events[i].samples = samples;
+  h->nevents++;
+}
+
+/* --- Building ----------------------------------------------------------- */
+
+void
+sfdo_profile_append_func (struct sfdo_profile *p, struct sfdo_prof_func *f)
+{
+  sfdo_xgrow (&p->funcs, &p->cap_funcs, p->nfuncs + 1, sizeof *p->funcs);
+  p->funcs[p->nfuncs++] = f;
+  p->index_valid = 0;
+}
+
+struct sfdo_prof_func *
+sfdo_profile_add_func (struct sfdo_profile *p, uint32_t name, uint32_t file)
+{
+  struct sfdo_prof_func *f = sfdo_prof_func_new (name, file);
+  sfdo_profile_append_func (p, f);
+  return f;
+}
+
+struct sfdo_prof_line *
+sfdo_prof_func_add_line (struct sfdo_prof_func *f, uint32_t offset,
+                         uint32_t discriminator, uint64_t count)
+{
+  sfdo_xgrow (&f->lines, &f->cap_lines, f->nlines + 1, sizeof *f->lines);
+  struct sfdo_prof_line *l = &f->lines[f->nlines++];
+  memset (l, 0, sizeof *l);
+  l->offset = offset;
+  l->discriminator = discriminator;
+  l->count = count;
+  return l;
+}
+
+void
+sfdo_prof_line_add_target (struct sfdo_prof_line *line, uint32_t name,
+                           uint64_t count)
+{
+  sfdo_xgrow (&line->targets, &line->cap_targets, line->ntargets + 1,
+              sizeof *line->targets);
+  line->targets[line->ntargets].name = name;
+  line->targets[line->ntargets].count = count;
+  line->ntargets++;
+}
+
+/* The value histogram (OFFSET, DISCRIMINATOR, KIND) of F, appended if the
+   last one is not it (builders add a site's values together).  */
+static struct sfdo_prof_values *
+values_at (struct sfdo_prof_func *f, uint32_t offset, uint32_t discriminator,
+           uint32_t kind)
+{
+  if (f->nvalues)
+    {
+      struct sfdo_prof_values *v = &f->values[f->nvalues - 1];
+      if (v->offset == offset && v->discriminator == discriminator
+          && v->kind == kind)
+        return v;
+    }
+  sfdo_xgrow (&f->values, &f->cap_values, f->nvalues + 1, sizeof *f->values);
+  struct sfdo_prof_values *v = &f->values[f->nvalues++];
+  memset (v, 0, sizeof *v);
+  v->offset = offset;
+  v->discriminator = discriminator;
+  v->kind = kind;
+  return v;
+}
+
+void
+sfdo_prof_func_add_value (struct sfdo_prof_func *f, uint32_t offset,
+                          uint32_t discriminator, uint32_t kind,
+                          uint64_t value, uint64_t count)
+{
+  struct sfdo_prof_values *v = values_at (f, offset, discriminator, kind);
+  sfdo_xgrow (&v->entries, &v->cap_entries, v->nentries + 1,
+              sizeof *v->entries);
+  v->entries[v->nentries].value = value;
+  v->entries[v->nentries].count = count;
+  v->nentries++;
+}
+
+struct sfdo_prof_func *
+sfdo_prof_func_add_callsite (struct sfdo_prof_func *f, uint32_t offset,
+                             uint32_t discriminator, uint32_t name,
+                             uint32_t file)
+{
+  sfdo_xgrow (&f->callsites, &f->cap_callsites, f->ncallsites + 1,
+              sizeof *f->callsites);
+  struct sfdo_prof_callsite *c = &f->callsites[f->ncallsites++];
+  c->offset = offset;
+  c->discriminator = discriminator;
+  c->callee = sfdo_prof_func_new (name, file);
+  return c->callee;
+}
+
+const struct sfdo_prof_line *
+sfdo_prof_func_find_line (const struct sfdo_prof_func *f, uint32_t offset,
+                          uint32_t discriminator)
+{
+  size_t lo = 0, hi = f->nlines;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      const struct sfdo_prof_line *l = &f->lines[mid];
+      if (l->offset < offset
+          || (l->offset == offset && l->discriminator < discriminator))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo < f->nlines && f->lines[lo].offset == offset
+      && f->lines[lo].discriminator == discriminator)
+    return &f->lines[lo];
+  return NULL;
+}
+
+/* --- Lookup -------------------------------------------------------------- */
+
+static size_t
+func_hash (uint32_t name, uint32_t file)
+{
+  return (size_t) ((name * 0x9e3779b97f4a7c15ull) ^ (file * 0xc2b2ae3d27d4eb4full));
+}
+
+static void
+build_func_index (struct sfdo_profile *p)
+{
+  size_t cap = 16;
+  while (cap < p->nfuncs * 2)
+    cap *= 2;
+  free (p->func_slots);
+  p->func_slots = (size_t *) sfdo_xcalloc (cap, sizeof (size_t));
+  p->cap_func_slots = cap;
+  for (size_t k = 0; k < p->nfuncs; k++)
+    {
+      size_t i = func_hash (p->funcs[k]->name, p->funcs[k]->file) & (cap - 1);
+      while (p->func_slots[i])
+        i = (i + 1) & (cap - 1);
+      p->func_slots[i] = k + 1;
+    }
+  p->index_valid = 1;
+}
+
+static struct sfdo_prof_func *
+find_in_memory (struct sfdo_profile *p, const char *name, const char *file)
+{
+  uint32_t name_id = sfdo_profile_lookup_id (p, name, strlen (name));
+  uint32_t file_id = sfdo_profile_lookup_id (p, file, strlen (file));
+  if (name_id == UINT32_MAX || file_id == UINT32_MAX)
+    return NULL;
+  if (!p->index_valid)
+    build_func_index (p);
+  size_t mask = p->cap_func_slots - 1;
+  for (size_t i = func_hash (name_id, file_id) & mask; p->func_slots[i];
+       i = (i + 1) & mask)
+    {
+      struct sfdo_prof_func *f = p->funcs[p->func_slots[i] - 1];
+      if (f->name == name_id && f->file == file_id)
+        return f;
+    }
+  return NULL;
+}
+
+struct sfdo_prof_func *
+sfdo_profile_find (struct sfdo_profile *p, const char *name, const char *file,
+                   struct sfdo_error *err)
+{
+  if (!file)
+    file = "";
+  if (p->lazy)
+    return sfdo_binary_find (p, name, file, err);
+  return find_in_memory (p, name, file);
+}
+
+size_t
+sfdo_profile_nfuncs (const struct sfdo_profile *p)
+{
+  return p->lazy ? p->bin.nfuncs : p->nfuncs;
+}
+
+struct sfdo_prof_func *
+sfdo_profile_func (struct sfdo_profile *p, size_t i, struct sfdo_error *err)
+{
+  if (p->lazy && sfdo_binary_load_all (p, err) != SFDO_OK)
+    return NULL;
+  return i < p->nfuncs ? p->funcs[i] : NULL;
+}
+
+enum sfdo_errc
+sfdo_profile_load_all (struct sfdo_profile *p, struct sfdo_error *err)
+{
+  return p->lazy ? sfdo_binary_load_all (p, err) : SFDO_OK;
+}
+
+uint64_t
+sfdo_profile_total (struct sfdo_profile *p)
+{
+  uint64_t total = 0;
+  if (sfdo_profile_load_all (p, NULL) != SFDO_OK)
+    return 0;
+  for (size_t i = 0; i < p->nfuncs; i++)
+    total = sfdo_sat_add (total, p->funcs[i]->total);
+  return total;
+}
+
+const char *
+sfdo_prof_value_kind_name (uint32_t kind)
+{
+  static const char *const names[SFDO_VALUE_NKINDS]
+    = { "icall", "divmod", "memsize" };
+  return kind < SFDO_VALUE_NKINDS ? names[kind] : NULL;
+}

@@ -1,0 +1,281 @@
+/* profiles/profile.h - the portable source-line profile: model, encodings,
+ * merge and overlap.
+ *
+ * This is the contract between sfdo-convert (which builds profiles) and the
+ * samplefdo plugin (which reads them); FORMAT.md specifies both encodings
+ * byte by byte.  Depends only on common/.
+ *
+ * Model.  A profile owns an interned string table (ids are uint32_t, id 0
+ * is the empty string) and a set of top-level functions keyed by (linkage
+ * name, source file); the file is 0 for functions with external linkage.
+ * Every record holds string ids, never pointers to strings.  Counts are
+ * estimated executions (samples scaled by period and normalised), so
+ * profiles of different events and periods merge meaningfully.  Arithmetic
+ * on counts saturates at UINT64_MAX.
+ *
+ * Building.  The add functions append without searching; call
+ * sfdo_profile_finalize() afterwards to sort everything into canonical order
+ * and coalesce duplicates by summing.  Readers and merge finalize for you.
+ *
+ * Ownership.  Every pointer returned is borrowed from the profile and stays
+ * valid until sfdo_profile_free(), except that finalize and merge may move
+ * lines, targets, values and callsites (functions themselves never move).
+ * A binary profile opened with sfdo_profile_open() is mmap'd and its
+ * functions are decoded on demand by sfdo_profile_find().
+ *
+ * Threads: a profile may be used by one thread at a time.  */
+#ifndef SFDO_PROFILES_PROFILE_H
+#define SFDO_PROFILES_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../common/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Kinds of value histogram.  Append-only: these numbers are in files.  */
+enum sfdo_prof_value_kind {
+  SFDO_VALUE_ICALL = 0,    /* indirect-call target; values are string ids */
+  SFDO_VALUE_DIVMOD = 1,   /* divisor of a division or modulo (signed) */
+  SFDO_VALUE_MEMSIZE = 2,  /* size operand of memcpy/memset and friends */
+  SFDO_VALUE_NKINDS = 3
+};
+
+enum sfdo_prof_encoding {
+  SFDO_PROF_TEXT = 0,
+  SFDO_PROF_BINARY = 1
+};
+
+/* The current format version, written in both encodings.  */
+#define SFDO_PROFILE_VERSION 1
+
+/* Nesting of inlined callees deeper than this is rejected as malformed;
+   real inline stacks are a few dozen deep at most.  */
+#define SFDO_PROFILE_MAX_DEPTH 200
+
+struct sfdo_profile;
+
+struct sfdo_prof_target {
+  uint32_t name;            /* string id of the callee's linkage name */
+  uint64_t count;
+};
+
+struct sfdo_prof_line {
+  uint32_t offset;          /* source line minus the function's decl line */
+  uint32_t discriminator;
+  uint64_t count;
+  struct sfdo_prof_target *targets;   /* calls made from this line */
+  size_t ntargets, cap_targets;
+};
+
+struct sfdo_prof_vcount {
+  uint64_t value;           /* string id for SFDO_VALUE_ICALL */
+  uint64_t count;
+};
+
+struct sfdo_prof_values {
+  uint32_t offset, discriminator;
+  uint32_t kind;            /* enum sfdo_prof_value_kind */
+  struct sfdo_prof_vcount *entries;
+  size_t nentries, cap_entries;
+};
+
+struct sfdo_prof_func;
+
+struct sfdo_prof_callsite {
+  uint32_t offset, discriminator;
+  struct sfdo_prof_func *callee;      /* inlined callee's profile; owned */
+};
+
+struct sfdo_prof_func {
+  uint32_t name;            /* string id of the linkage name */
+  uint32_t file;            /* string id of the source file; 0 if global */
+  uint64_t total;           /* all counts of the body and its inlinees */
+  uint64_t head;            /* entry count */
+  uint64_t checksum;        /* shape of the source, if has_checksum */
+  int has_checksum;
+  struct sfdo_prof_line *lines;
+  size_t nlines, cap_lines;
+  struct sfdo_prof_values *values;
+  size_t nvalues, cap_values;
+  struct sfdo_prof_callsite *callsites;
+  size_t ncallsites, cap_callsites;
+};
+
+struct sfdo_prof_event {
+  uint32_t name;            /* string id: "cycles:u", "INST_RETIRED:ANY_P" */
+  uint64_t period;
+  uint64_t samples;
+};
+
+/* Header fields are sets (sorted, unique), so merging is a union.  */
+struct sfdo_prof_header {
+  uint32_t version;
+  uint32_t *build_ids;      /* string ids of lowercase hex build-ids */
+  size_t nbuild_ids;
+  uint32_t *modes;          /* string ids: "ip", "lbr" */
+  size_t nmodes;
+  uint32_t *tools;          /* string ids: "sfdo-convert 0.1.0" */
+  size_t ntools;
+  struct sfdo_prof_event *events;
+  size_t nevents;
+  uint64_t samples_used, samples_dropped;
+};
+
+/* --- Lifecycle --------------------------------------------------------- */
+
+/* A new empty profile.  Never NULL (allocation failure is fatal).  */
+struct sfdo_profile *sfdo_profile_new (void);
+/* Free P and everything it owns; P may be NULL.  */
+void sfdo_profile_free (struct sfdo_profile *p);
+
+/* --- Reading: the encoding is detected from the content ---------------- */
+
+/* Read the whole profile in PATH ("-" for stdin).  On failure *OUT is NULL
+   and ERR names the file and the line or byte offset.  */
+enum sfdo_errc sfdo_profile_read (const char *path, struct sfdo_profile **out,
+                                  struct sfdo_error *err);
+/* Like sfdo_profile_read, but a binary profile is mmap'd and only its
+   header and index are checked; functions decode on sfdo_profile_find().  */
+enum sfdo_errc sfdo_profile_open (const char *path, struct sfdo_profile **out,
+                                  struct sfdo_error *err);
+/* Read a profile from the LEN bytes at BUF (copied as needed); NAME is used
+   in error messages.  */
+enum sfdo_errc sfdo_profile_read_mem (const void *buf, size_t len,
+                                      const char *name,
+                                      struct sfdo_profile **out,
+                                      struct sfdo_error *err);
+/* Decode every function not yet decoded (a no-op for text profiles).  */
+enum sfdo_errc sfdo_profile_load_all (struct sfdo_profile *p,
+                                      struct sfdo_error *err);
+/* The encoding P was read from (text for a profile built in memory).  */
+enum sfdo_prof_encoding sfdo_profile_encoding (const struct sfdo_profile *p);
+
+/* --- Writing ------------------------------------------------------------ */
+
+/* Write P (finalized first) to F in ENC.  NAME is used in errors.  */
+enum sfdo_errc sfdo_profile_write (struct sfdo_profile *p, FILE *f,
+                                   enum sfdo_prof_encoding enc,
+                                   const char *name, struct sfdo_error *err);
+/* Write P to PATH atomically (a temporary file renamed into place, so a
+   failure leaves no partial file); "-" writes to stdout.  */
+enum sfdo_errc sfdo_profile_save (struct sfdo_profile *p, const char *path,
+                                  enum sfdo_prof_encoding enc,
+                                  struct sfdo_error *err);
+
+/* --- Strings -------------------------------------------------------------- */
+
+/* The id of the LEN bytes at S, adding them if new.  */
+uint32_t sfdo_profile_intern (struct sfdo_profile *p, const char *s,
+                              size_t len);
+/* The id of NUL-terminated S, adding it if new.  */
+uint32_t sfdo_profile_intern_str (struct sfdo_profile *p, const char *s);
+/* The NUL-terminated string of ID ("" for an unknown id).  */
+const char *sfdo_profile_str (const struct sfdo_profile *p, uint32_t id);
+
+/* --- Header ------------------------------------------------------------- */
+
+/* The header, writable: use the add functions to keep its sets sorted.  */
+struct sfdo_prof_header *sfdo_profile_header (struct sfdo_profile *p);
+void sfdo_profile_add_build_id (struct sfdo_profile *p, const char *hex);
+void sfdo_profile_add_mode (struct sfdo_profile *p, const char *mode);
+void sfdo_profile_add_tool (struct sfdo_profile *p, const char *tool);
+/* Add SAMPLES to the event (NAME, PERIOD), creating it if new.  */
+void sfdo_profile_add_event (struct sfdo_profile *p, const char *name,
+                             uint64_t period, uint64_t samples);
+
+/* --- Functions ---------------------------------------------------------- */
+
+/* The number of top-level functions, decoded or not.  */
+size_t sfdo_profile_nfuncs (const struct sfdo_profile *p);
+/* The I-th top-level function in canonical order (by total, descending,
+   then name, then file), decoding it if needed; NULL on a decoding error
+   (then ERR says why) or if I is out of range.  */
+struct sfdo_prof_func *sfdo_profile_func (struct sfdo_profile *p, size_t i,
+                                          struct sfdo_error *err);
+/* The top-level function NAME of FILE (NULL or "" for a global function),
+   or NULL if absent or undecodable (then ERR says why).  Costs
+   O(log nfuncs) and decodes only that function.  */
+struct sfdo_prof_func *sfdo_profile_find (struct sfdo_profile *p,
+                                          const char *name, const char *file,
+                                          struct sfdo_error *err);
+/* Add a new top-level function (NAME, FILE are string ids).  Adding a
+   function that exists already creates a duplicate that finalize merges.  */
+struct sfdo_prof_func *sfdo_profile_add_func (struct sfdo_profile *p,
+                                              uint32_t name, uint32_t file);
+
+/* Append a body count; duplicates are summed by finalize.  */
+struct sfdo_prof_line *sfdo_prof_func_add_line (struct sfdo_prof_func *f,
+                                                uint32_t offset,
+                                                uint32_t discriminator,
+                                                uint64_t count);
+/* Append a call target with COUNT to LINE.  */
+void sfdo_prof_line_add_target (struct sfdo_prof_line *line, uint32_t name,
+                                uint64_t count);
+/* Append VALUE seen COUNT times at (OFFSET, DISCRIMINATOR) for KIND.  */
+void sfdo_prof_func_add_value (struct sfdo_prof_func *f, uint32_t offset,
+                               uint32_t discriminator, uint32_t kind,
+                               uint64_t value, uint64_t count);
+/* Append an inlined callee NAME (of FILE, 0 if global) at the callsite
+   (OFFSET, DISCRIMINATOR) and return its new, empty profile.  */
+struct sfdo_prof_func *sfdo_prof_func_add_callsite (struct sfdo_prof_func *f,
+                                                    uint32_t offset,
+                                                    uint32_t discriminator,
+                                                    uint32_t name,
+                                                    uint32_t file);
+/* The line (OFFSET, DISCRIMINATOR) of finalized F, or NULL.  */
+const struct sfdo_prof_line *sfdo_prof_func_find_line
+  (const struct sfdo_prof_func *f, uint32_t offset, uint32_t discriminator);
+
+/* --- Whole-profile operations ------------------------------------------- */
+
+/* Sort everything into canonical order and sum duplicates.  Decodes all
+   functions of a lazily opened profile first.  */
+enum sfdo_errc sfdo_profile_finalize (struct sfdo_profile *p,
+                                      struct sfdo_error *err);
+/* Add SRC into DST with every count multiplied by WEIGHT (saturating);
+   header sets are united.  DST is finalized on return.  Merge is
+   commutative and associative, and an empty profile is its identity.  */
+enum sfdo_errc sfdo_profile_merge (struct sfdo_profile *dst,
+                                   struct sfdo_profile *src, uint64_t weight,
+                                   struct sfdo_error *err);
+
+/* Sum of all top-level totals (saturating).  */
+uint64_t sfdo_profile_total (struct sfdo_profile *p);
+
+/* The degree of overlap of Chen et al.: the sum over keys of the minimum of
+   the two normalised weights, in [0, 1].  Function level keys functions by
+   (name, file) weighted by total; line level keys every body count by its
+   function, inline path, offset and discriminator.  Two empty profiles
+   overlap fully (1.0).  */
+enum sfdo_errc sfdo_profile_overlap (struct sfdo_profile *a,
+                                     struct sfdo_profile *b,
+                                     double *function_level,
+                                     double *line_level,
+                                     struct sfdo_error *err);
+
+/* Saturating arithmetic on counts.  */
+static inline uint64_t
+sfdo_sat_add (uint64_t a, uint64_t b)
+{
+  return a + b < a ? UINT64_MAX : a + b;
+}
+
+static inline uint64_t
+sfdo_sat_mul (uint64_t a, uint64_t b)
+{
+  return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+/* The name of value kind KIND ("icall", "divmod", "memsize"), or NULL.  */
+const char *sfdo_prof_value_kind_name (uint32_t kind);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,95 @@
+/* profiles/profile_int.h - the layout of struct sfdo_profile, shared by the
+ * files of the profile library only.  */
+#ifndef SFDO_PROFILES_PROFILE_INT_H
+#define SFDO_PROFILES_PROFILE_INT_H
+
+#include "profile.h"
+
+struct str_entry {
+  const char *s;
+  uint32_t len;
+};
+
+/* Where the sections of a binary profile are, once checked.  */
+struct bin_layout {
+  uint64_t strtab_off, strtab_size;
+  uint64_t meta_off, meta_size;
+  uint64_t index_off;
+  uint64_t records_off, records_size;
+  uint32_t nfuncs;
+};
+
+/* Functions decoded lazily from a binary profile, keyed by record offset,
+   so a function is decoded once and its pointer stays stable.  */
+struct decoded_map {
+  uint64_t *keys;               /* record offset + 1; 0 = empty slot */
+  struct sfdo_prof_func **vals;
+  size_t cap, n;
+};
+
+struct sfdo_profile {
+  /* Interned strings: ids index STRS; STR_SLOTS hashes them (id + 1).  */
+  struct str_entry *strs;
+  size_t nstrs, cap_strs;
+  uint32_t *str_slots;
+  size_t cap_slots;
+  char *chunk;                  /* current string storage chunk */
+  size_t chunk_left;
+  char **chunks;
+  size_t nchunks, cap_chunks;
+
+  struct sfdo_prof_header hdr;
+  size_t cap_build_ids, cap_modes, cap_tools, cap_events;
+
+  /* Top-level functions.  In a lazily opened binary profile FUNCS is empty
+     until load_all, and DECODED caches what find() decoded.  */
+  struct sfdo_prof_func **funcs;
+  size_t nfuncs, cap_funcs;
+  size_t *func_slots;           /* (index + 1) hashed by (name, file) */
+  size_t cap_func_slots;
+  int index_valid;
+
+  enum sfdo_prof_encoding encoding;
+  int lazy;                     /* binary, not all functions decoded */
+  const uint8_t *data;          /* backing bytes of a binary profile */
+  size_t data_len;
+  int data_mapped;              /* munmap DATA (else free it) */
+  char *path;
+  struct bin_layout bin;
+  struct decoded_map decoded;
+};
+
+uint64_t sfdo_fnv1a (const char *s, size_t len);
+/* The id of the LEN bytes at S, or UINT32_MAX if not interned.  */
+uint32_t sfdo_profile_lookup_id (const struct sfdo_profile *p, const char *s,
+                                 size_t len);
+struct sfdo_prof_func *sfdo_prof_func_new (uint32_t name, uint32_t file);
+void sfdo_prof_func_free (struct sfdo_prof_func *f);
+/* Sort and coalesce F and everything nested in it.  */
+void sfdo_prof_func_finalize (const struct sfdo_profile *p,
+                              struct sfdo_prof_func *f);
+/* Move everything of SRC into DST (same profile) and free SRC.  */
+void sfdo_prof_func_absorb (struct sfdo_prof_func *dst,
+                            struct sfdo_prof_func *src);
+void sfdo_profile_append_func (struct sfdo_profile *p,
+                               struct sfdo_prof_func *f);
+
+/* Encodings.  Each parses LEN bytes at DATA into empty profile P.  */
+int sfdo_profile_is_binary (const void *data, size_t len);
+enum sfdo_errc sfdo_text_read (struct sfdo_profile *p, const char *data,
+                               size_t len, struct sfdo_error *err);
+enum sfdo_errc sfdo_text_write (struct sfdo_profile *p, FILE *f,
+                                const char *name, struct sfdo_error *err);
+/* Check the header and index of the binary profile in P->data.  */
+enum sfdo_errc sfdo_binary_open (struct sfdo_profile *p,
+                                 struct sfdo_error *err);
+enum sfdo_errc sfdo_binary_load_all (struct sfdo_profile *p,
+                                     struct sfdo_error *err);
+struct sfdo_prof_func *sfdo_binary_find (struct sfdo_profile *p,
+                                         const char *name, const char *file,
+                                         struct sfdo_error *err);
+enum sfdo_errc sfdo_binary_write (struct sfdo_profile *p, FILE *f,
+                                  const char *name, struct sfdo_error *err);
+void sfdo_binary_release (struct sfdo_profile *p);
+
+#endif

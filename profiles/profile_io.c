@@ -1,0 +1,208 @@
+/* profiles/profile_io.c - getting profile bytes in and out of files:
+ * encoding detection, mmap for lazy binary reading, atomic saving.  */
+#include "profile_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/xalloc.h"
+
+/* Parse the LEN bytes at DATA, of which P takes ownership (MAPPED says
+   how to release them).  A binary profile keeps them; text drops them.  */
+static enum sfdo_errc
+parse_bytes (struct sfdo_profile *p, const uint8_t *data, size_t len,
+             int mapped, int lazy, struct sfdo_error *err)
+{
+  p->data = data;
+  p->data_len = len;
+  p->data_mapped = mapped;
+  if (!sfdo_profile_is_binary (data, len))
+    {
+      p->encoding = SFDO_PROF_TEXT;
+      enum sfdo_errc rc = sfdo_text_read (p, (const char *) data, len, err);
+      sfdo_binary_release (p);
+      return rc;
+    }
+  enum sfdo_errc rc = sfdo_binary_open (p, err);
+  if (rc == SFDO_OK && !lazy)
+    rc = sfdo_binary_load_all (p, err);
+  return rc;
+}
+
+static enum sfdo_errc
+read_stream (FILE *f, const char *path, uint8_t **out, size_t *len,
+             struct sfdo_error *err)
+{
+  size_t cap = 1 << 16, n = 0;
+  uint8_t *buf = (uint8_t *) sfdo_xmalloc (cap);
+  for (;;)
+    {
+      size_t got = fread (buf + n, 1, cap - n, f);
+      n += got;
+      if (n < cap)
+        break;
+      sfdo_xgrow (&buf, &cap, cap + 1, 1);
+    }
+  if (ferror (f))
+    {
+      free (buf);
+      return sfdo_error_sys (err, path, "cannot read");
+    }
+  *out = buf;
+  *len = n;
+  return SFDO_OK;
+}
+
+/* Map PATH (or read it, for pipes and empty files).  */
+static enum sfdo_errc
+load_file (const char *path, const uint8_t **data, size_t *len, int *mapped,
+           struct sfdo_error *err)
+{
+  *mapped = 0;
+  if (strcmp (path, "-") == 0)
+    return read_stream (stdin, "<stdin>", (uint8_t **) data, len, err);
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0)
+    return sfdo_error_sys (err, path, "cannot open profile");
+  if (fstat (fd, &st) != 0)
+    {
+      close (fd);
+      return sfdo_error_sys (err, path, "cannot stat profile");
+    }
+  if (S_ISREG (st.st_mode) && st.st_size > 0)
+    {
+      void *m = mmap (NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+      close (fd);
+      if (m == MAP_FAILED)
+        return sfdo_error_sys (err, path, "cannot map profile");
+      *data = (const uint8_t *) m;
+      *len = (size_t) st.st_size;
+      *mapped = 1;
+      return SFDO_OK;
+    }
+  FILE *f = fdopen (fd, "rb");
+  if (!f)
+    {
+      close (fd);
+      return sfdo_error_sys (err, path, "cannot open profile");
+    }
+  enum sfdo_errc rc = read_stream (f, path, (uint8_t **) data, len, err);
+  fclose (f);
+  return rc;
+}
+
+static enum sfdo_errc
+read_path (const char *path, int lazy, struct sfdo_profile **out,
+           struct sfdo_error *err)
+{
+  *out = NULL;
+  sfdo_error_clear (err);
+  const uint8_t *data;
+  size_t len;
+  int mapped;
+  enum sfdo_errc rc = load_file (path, &data, &len, &mapped, err);
+  if (rc != SFDO_OK)
+    return rc;
+  struct sfdo_profile *p = sfdo_profile_new ();
+  p->path = sfdo_xstrndup (path, strlen (path));
+  rc = parse_bytes (p, data, len, mapped, lazy, err);
+  if (rc != SFDO_OK)
+    {
+      sfdo_profile_free (p);
+      return rc;
+    }
+  *out = p;
+  return SFDO_OK;
+}
+
+enum sfdo_errc
+sfdo_profile_read (const char *path, struct sfdo_profile **out,
+                   struct sfdo_error *err)
+{
+  return read_path (path, 0, out, err);
+}
+
+enum sfdo_errc
+sfdo_profile_open (const char *path, struct sfdo_profile **out,
+                   struct sfdo_error *err)
+{
+  return read_path (path, 1, out, err);
+}
+
+enum sfdo_errc
+sfdo_profile_read_mem (const void *buf, size_t len, const char *name,
+                       struct sfdo_profile **out, struct sfdo_error *err)
+{
+  *out = NULL;
+  sfdo_error_clear (err);
+  struct sfdo_profile *p = sfdo_profile_new ();
+  p->path = sfdo_xstrndup (name, strlen (name));
+  uint8_t *copy = (uint8_t *) sfdo_xmalloc (len);
+  if (len)
+    memcpy (copy, buf, len);
+  enum sfdo_errc rc = parse_bytes (p, copy, len, 0, 0, err);
+  if (rc != SFDO_OK)
+    {
+      sfdo_profile_free (p);
+      return rc;
+    }
+  *out = p;
+  return SFDO_OK;
+}
+
+enum sfdo_errc
+sfdo_profile_write (struct sfdo_profile *p, FILE *f,
+                    enum sfdo_prof_encoding enc, const char *name,
+                    struct sfdo_error *err)
+{
+  enum sfdo_errc rc = sfdo_profile_finalize (p, err);
+  if (rc != SFDO_OK)
+    return rc;
+  if (enc == SFDO_PROF_BINARY)
+    return sfdo_binary_write (p, f, name, err);
+  return sfdo_text_write (p, f, name, err);
+}
+
+/* Write P to a new temporary file beside PATH and rename it into place.  */
+enum sfdo_errc
+sfdo_profile_save (struct sfdo_profile *p, const char *path,
+                   enum sfdo_prof_encoding enc, struct sfdo_error *err)
+{
+  if (strcmp (path, "-") == 0)
+    {
+      enum sfdo_errc rc = sfdo_profile_write (p, stdout, enc, "<stdout>", err);
+      if (rc == SFDO_OK && fflush (stdout) != 0)
+        rc = sfdo_error_sys (err, "<stdout>", "write failed");
+      return rc;
+    }
+  size_t n = strlen (path);
+  char *tmp = (char *) sfdo_xmalloc (n + 16);
+  snprintf (tmp, n + 16, "%s.tmp.XXXXXX", path);
+  int fd = mkstemp (tmp);
+  if (fd < 0)
+    {
+      enum sfdo_errc rc = sfdo_error_sys (err, path, "cannot create file");
+      free (tmp);
+      return rc;
+    }
+  fchmod (fd, 0644);
+  FILE *f = fdopen (fd, "wb");
+  enum sfdo_errc rc = f ? sfdo_profile_write (p, f, enc, path, err)
+                        : sfdo_error_sys (err, path, "cannot open file");
+  if (f && fclose (f) != 0 && rc == SFDO_OK)
+    rc = sfdo_error_sys (err, path, "write failed");
+  if (!f)
+    close (fd);
+  if (rc == SFDO_OK && rename (tmp, path) != 0)
+    rc = sfdo_error_sys (err, path, "cannot rename temporary file into place");
+  if (rc != SFDO_OK)
+    unlink (tmp);
+  free (tmp);
+  return rc;
+}

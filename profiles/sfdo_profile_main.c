@@ -1,0 +1,383 @@
+/* sfdo-profile - show, merge, compare and convert sfdo profiles.
+ *
+ * A thin tool over the profile library: it parses options, calls
+ * profiles/profile.h and prints.  Exit status: 0 success, 1 usage error,
+ * 2 bad input or I/O error.  */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/error.h"
+#include "profile.h"
+
+#ifndef SFDO_VERSION
+#define SFDO_VERSION "0.0.0"
+#endif
+
+enum { EXIT_USAGE = 1, EXIT_INPUT = 2 };
+
+static const char usage_text[] =
+  "Usage: sfdo-profile COMMAND [OPTIONS] ...\n"
+  "\n"
+  "Commands:\n"
+  "  show [--top N] [--function NAME [--file FILE]] PROFILE\n"
+  "        totals and header, the N hottest functions (default 10), or one\n"
+  "        function's body counts, call targets, inlinees and values\n"
+  "  merge [-o OUT] [--text|--binary] [-w W,]PROFILE ...\n"
+  "        sum profiles; -w/--weighted-input=W,PROFILE multiplies its counts\n"
+  "        by the integer W; counts saturate instead of overflowing\n"
+  "  overlap A B\n"
+  "        degree of overlap (Chen et al.) at function and line level\n"
+  "  convert --text|--binary [-o OUT] PROFILE\n"
+  "        rewrite PROFILE in the other encoding (both are lossless)\n"
+  "\n"
+  "Every reader detects the encoding (text or binary) by itself; PROFILE\n"
+  "may be - for standard input.  Output goes to standard output or, with\n"
+  "-o, to OUT, written atomically.  Exit status: 0 success, 1 usage error,\n"
+  "2 bad input or I/O error.  The format is described in profiles/FORMAT.md.\n";
+
+static int
+usage_error (const char *fmt, const char *arg)
+{
+  fprintf (stderr, "sfdo-profile: ");
+  fprintf (stderr, fmt, arg);
+  fprintf (stderr, "\nTry 'sfdo-profile --help' for more information.\n");
+  return EXIT_USAGE;
+}
+
+static int
+report (const struct sfdo_error *err)
+{
+  char buf[768];
+  fprintf (stderr, "sfdo-profile: error: %s\n",
+           sfdo_error_format (err, buf, sizeof buf));
+  return EXIT_INPUT;
+}
+
+static int
+parse_count (const char *s, uint64_t *out)
+{
+  char *end;
+  if (!*s || *s == '-')
+    return -1;
+  unsigned long long v = strtoull (s, &end, 10);
+  if (*end)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+/* --- show -------------------------------------------------------------- */
+
+static double
+percent (uint64_t part, uint64_t whole)
+{
+  return whole ? 100.0 * (double) part / (double) whole : 0.0;
+}
+
+static void
+show_header (struct sfdo_profile *p)
+{
+  const struct sfdo_prof_header *h = sfdo_profile_header (p);
+  printf ("format:     sfdo-profile %u (%s)\n", h->version,
+          sfdo_profile_encoding (p) == SFDO_PROF_BINARY ? "binary" : "text");
+  for (size_t i = 0; i < h->nbuild_ids; i++)
+    printf ("build-id:   %s\n", sfdo_profile_str (p, h->build_ids[i]));
+  for (size_t i = 0; i < h->nmodes; i++)
+    printf ("mode:       %s\n", sfdo_profile_str (p, h->modes[i]));
+  for (size_t i = 0; i < h->nevents; i++)
+    printf ("event:      %s period=%llu samples=%llu\n",
+            sfdo_profile_str (p, h->events[i].name),
+            (unsigned long long) h->events[i].period,
+            (unsigned long long) h->events[i].samples);
+  for (size_t i = 0; i < h->ntools; i++)
+    printf ("tool:       %s\n", sfdo_profile_str (p, h->tools[i]));
+  printf ("samples:    %llu used, %llu dropped\n",
+          (unsigned long long) h->samples_used,
+          (unsigned long long) h->samples_dropped);
+}
+
+static void
+show_top (struct sfdo_profile *p, uint64_t top)
+{
+  uint64_t total = sfdo_profile_total (p);
+  size_t n = sfdo_profile_nfuncs (p);
+  printf ("functions:  %zu\ntotal:      %llu\n\n", n,
+          (unsigned long long) total);
+  printf ("%8s %20s %16s  %s\n", "share", "total", "head", "function");
+  for (size_t i = 0; i < n && i < top; i++)
+    {
+      const struct sfdo_prof_func *f = sfdo_profile_func (p, i, NULL);
+      const char *file = sfdo_profile_str (p, f->file);
+      printf ("%7.2f%% %20llu %16llu  %s%s%s%s\n", percent (f->total, total),
+              (unsigned long long) f->total, (unsigned long long) f->head,
+              sfdo_profile_str (p, f->name), *file ? " (" : "", file,
+              *file ? ")" : "");
+    }
+}
+
+/* Print F's body at indentation DEPTH.  */
+static void
+show_body (struct sfdo_profile *p, const struct sfdo_prof_func *f, int depth)
+{
+  for (size_t i = 0; i < f->nlines; i++)
+    {
+      const struct sfdo_prof_line *l = &f->lines[i];
+      printf ("%*s+%u.%u  %llu", depth * 2, "", l->offset, l->discriminator,
+              (unsigned long long) l->count);
+      for (size_t k = 0; k < l->ntargets; k++)
+        printf ("  -> %s (%llu)", sfdo_profile_str (p, l->targets[k].name),
+                (unsigned long long) l->targets[k].count);
+      printf ("\n");
+    }
+  for (size_t i = 0; i < f->nvalues; i++)
+    {
+      const struct sfdo_prof_values *v = &f->values[i];
+      printf ("%*s+%u.%u  values (%s):", depth * 2, "", v->offset,
+              v->discriminator, sfdo_prof_value_kind_name (v->kind));
+      for (size_t k = 0; k < v->nentries; k++)
+        if (v->kind == SFDO_VALUE_ICALL)
+          printf (" %s=%llu", sfdo_profile_str (p, (uint32_t) v->entries[k].value),
+                  (unsigned long long) v->entries[k].count);
+        else
+          printf (" %lld=%llu", (long long) v->entries[k].value,
+                  (unsigned long long) v->entries[k].count);
+      printf ("\n");
+    }
+  for (size_t i = 0; i < f->ncallsites; i++)
+    {
+      const struct sfdo_prof_func *c = f->callsites[i].callee;
+      printf ("%*s+%u.%u  inlined %s: total %llu, head %llu\n", depth * 2, "",
+              f->callsites[i].offset, f->callsites[i].discriminator,
+              sfdo_profile_str (p, c->name), (unsigned long long) c->total,
+              (unsigned long long) c->head);
+      show_body (p, c, depth + 1);
+    }
+}
+
+static int
+show_function (struct sfdo_profile *p, const char *name, const char *file)
+{
+  struct sfdo_error err;
+  sfdo_error_clear (&err);
+  struct sfdo_prof_func *f = sfdo_profile_find (p, name, file, &err);
+  if (!f && err.code)
+    return report (&err);
+  if (!f)
+    {
+      fprintf (stderr, "sfdo-profile: function '%s'%s%s not in the profile\n",
+               name, file ? " of file " : "", file ? file : "");
+      return EXIT_INPUT;
+    }
+  printf ("%s: total %llu, head %llu", name, (unsigned long long) f->total,
+          (unsigned long long) f->head);
+  if (f->has_checksum)
+    printf (", checksum %llu", (unsigned long long) f->checksum);
+  printf ("\n  (line offset.discriminator  count)\n");
+  show_body (p, f, 1);
+  return 0;
+}
+
+static int
+cmd_show (int argc, char **argv)
+{
+  static const struct option opts[] = {
+    { "top", required_argument, 0, 'n' },
+    { "function", required_argument, 0, 'f' },
+    { "file", required_argument, 0, 'F' },
+    { 0, 0, 0, 0 }
+  };
+  uint64_t top = 10;
+  const char *function = NULL, *file = NULL;
+  for (int c; (c = getopt_long (argc, argv, "n:f:", opts, NULL)) != -1;)
+    if (c == 'n' && parse_count (optarg, &top) == 0)
+      ;
+    else if (c == 'n')
+      return usage_error ("--top needs a number, not '%s'", optarg);
+    else if (c == 'f')
+      function = optarg;
+    else if (c == 'F')
+      file = optarg;
+    else
+      return EXIT_USAGE;
+  if (optind + 1 != argc)
+    return usage_error ("show needs exactly one PROFILE%s", "");
+  struct sfdo_error err;
+  struct sfdo_profile *p;
+  if (sfdo_profile_open (argv[optind], &p, &err) != SFDO_OK)
+    return report (&err);
+  int rc = 0;
+  if (function)
+    rc = show_function (p, function, file);
+  else if (sfdo_profile_load_all (p, &err) != SFDO_OK)
+    rc = report (&err);
+  else
+    {
+      show_header (p);
+      show_top (p, top);
+    }
+  sfdo_profile_free (p);
+  return rc;
+}
+
+/* --- merge, convert, overlap ------------------------------------------- */
+
+static int
+save (struct sfdo_profile *p, const char *out, int binary)
+{
+  struct sfdo_error err;
+  sfdo_error_clear (&err);
+  if (sfdo_profile_save (p, out ? out : "-",
+                         binary ? SFDO_PROF_BINARY : SFDO_PROF_TEXT, &err)
+      != SFDO_OK)
+    return report (&err);
+  return 0;
+}
+
+/* Parse "W,FILE" of --weighted-input.  */
+static int
+split_weighted (char *arg, uint64_t *weight, const char **file)
+{
+  char *comma = strchr (arg, ',');
+  if (!comma)
+    return -1;
+  *comma = 0;
+  *file = comma + 1;
+  return parse_count (arg, weight) == 0 && *weight > 0 && **file ? 0 : -1;
+}
+
+static int
+merge_one (struct sfdo_profile *acc, const char *path, uint64_t weight)
+{
+  struct sfdo_error err;
+  struct sfdo_profile *p;
+  if (sfdo_profile_read (path, &p, &err) != SFDO_OK)
+    return report (&err);
+  int rc = sfdo_profile_merge (acc, p, weight, &err) == SFDO_OK ? 0
+           : report (&err);
+  sfdo_profile_free (p);
+  return rc;
+}
+
+static int
+cmd_merge (int argc, char **argv)
+{
+  static const struct option opts[] = {
+    { "output", required_argument, 0, 'o' },
+    { "weighted-input", required_argument, 0, 'w' },
+    { "text", no_argument, 0, 't' },
+    { "binary", no_argument, 0, 'b' },
+    { 0, 0, 0, 0 }
+  };
+  const char *out = NULL;
+  int binary = 0, ninputs = 0, rc = 0;
+  struct sfdo_profile *acc = sfdo_profile_new ();
+  /* "-" first keeps inputs in order among the options.  */
+  for (int c; rc == 0 && (c = getopt_long (argc, argv, "-o:w:", opts, NULL))
+              != -1;)
+    {
+      uint64_t weight = 1;
+      const char *file = optarg;
+      if (c == 'o')
+        out = optarg;
+      else if (c == 't' || c == 'b')
+        binary = c == 'b';
+      else if (c == 'w' && split_weighted (optarg, &weight, &file) != 0)
+        rc = usage_error ("--weighted-input needs W,PROFILE with W > 0, "
+                          "not '%s'", optarg);
+      else if (c == 1 || c == 'w')
+        {
+          rc = merge_one (acc, file, weight);
+          ninputs++;
+        }
+      else
+        rc = EXIT_USAGE;
+    }
+  if (rc == 0 && ninputs == 0)
+    rc = usage_error ("merge needs at least one PROFILE%s", "");
+  if (rc == 0)
+    rc = save (acc, out, binary);
+  sfdo_profile_free (acc);
+  return rc;
+}
+
+static int
+cmd_convert (int argc, char **argv)
+{
+  static const struct option opts[] = {
+    { "output", required_argument, 0, 'o' },
+    { "text", no_argument, 0, 't' },
+    { "binary", no_argument, 0, 'b' },
+    { 0, 0, 0, 0 }
+  };
+  const char *out = NULL;
+  int binary = -1;
+  for (int c; (c = getopt_long (argc, argv, "o:", opts, NULL)) != -1;)
+    if (c == 'o')
+      out = optarg;
+    else if (c == 't' || c == 'b')
+      binary = c == 'b';
+    else
+      return EXIT_USAGE;
+  if (binary < 0)
+    return usage_error ("convert needs --text or --binary%s", "");
+  if (optind + 1 != argc)
+    return usage_error ("convert needs exactly one PROFILE%s", "");
+  struct sfdo_error err;
+  struct sfdo_profile *p;
+  if (sfdo_profile_read (argv[optind], &p, &err) != SFDO_OK)
+    return report (&err);
+  int rc = save (p, out, binary);
+  sfdo_profile_free (p);
+  return rc;
+}
+
+static int
+cmd_overlap (int argc, char **argv)
+{
+  if (argc != 3)
+    return usage_error ("overlap needs exactly two profiles, A and B%s", "");
+  struct sfdo_error err;
+  struct sfdo_profile *a = NULL, *b = NULL;
+  double fn = 0, ln = 0;
+  int rc = 0;
+  if (sfdo_profile_read (argv[1], &a, &err) != SFDO_OK
+      || sfdo_profile_read (argv[2], &b, &err) != SFDO_OK
+      || sfdo_profile_overlap (a, b, &fn, &ln, &err) != SFDO_OK)
+    rc = report (&err);
+  else
+    printf ("function-level overlap: %.2f%%\nline-level overlap:     %.2f%%\n",
+            100.0 * fn, 100.0 * ln);
+  sfdo_profile_free (a);
+  sfdo_profile_free (b);
+  return rc;
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc < 2)
+    return usage_error ("missing COMMAND%s", "");
+  const char *cmd = argv[1];
+  if (!strcmp (cmd, "--help") || !strcmp (cmd, "-h") || !strcmp (cmd, "help"))
+    {
+      fputs (usage_text, stdout);
+      return 0;
+    }
+  if (!strcmp (cmd, "--version"))
+    {
+      printf ("sfdo-profile " SFDO_VERSION "\n");
+      return 0;
+    }
+  argv[1] = argv[0];
+  if (!strcmp (cmd, "show"))
+    return cmd_show (argc - 1, argv + 1);
+  if (!strcmp (cmd, "merge"))
+    return cmd_merge (argc - 1, argv + 1);
+  if (!strcmp (cmd, "convert"))
+    return cmd_convert (argc - 1, argv + 1);
+  if (!strcmp (cmd, "overlap"))
+    return cmd_overlap (argc - 1, argv + 1);
+  return usage_error ("unknown command '%s'", cmd);
+}
