@@ -71,7 +71,7 @@ $(B)/sfdo-profile: profiles/sfdo_profile_main.c $(B)/libsfdo.a
 	$(CC) $(CFLAGS) $< $(B)/libsfdo.a -o $@
 
 # --- the GCC plugin (C++, GCC's own style) ---------------------------------
-PLUGIN_CXXFLAGS := -std=gnu++17 -O2 -g -fPIC -fno-rtti $(WARN) \
+PLUGIN_CXXFLAGS := -std=gnu++17 -O2 -g -fPIC -fno-rtti $(WARN) -DSFDO_VERSION='"$(VERSION)"' \
                    -Wno-unused-parameter -I$(PLUGIN_DIR)/include
 $(PLUGIN): $(wildcard plugin/*.cc plugin/*.h) $(B)/libsfdo.a
 	@mkdir -p $(@D)

@@ -689,19 +689,70 @@ sfdo_binary_find (struct sfdo_profile *p, const char *name, const char *file,
 
 /* Decode every record in order into FUNCS (N of them); functions that
    find() decoded before are reused, so their pointers stay valid.  */
+static int
+u64_cmp (const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* Check that the index lists each record (at STARTS, in order, of FUNCS)
+   exactly once, under the hash of its name, in hash order.  A reader that
+   decodes every record checks the index too, so a file whose lookups would
+   go wrong never passes as valid.  */
+static enum sfdo_errc
+check_index (struct sfdo_profile *p, struct sfdo_error *err,
+             const uint64_t *starts, struct sfdo_prof_func **funcs)
+{
+  const uint8_t *index = p->data + p->bin.index_off;
+  uint32_t n = p->bin.nfuncs;
+  char *seen = (char *) sfdo_xcalloc (n + 1, 1);
+  struct cursor c = { p->data, 0, p->data_len, p, err };
+  enum sfdo_errc rc = SFDO_OK;
+  for (uint32_t i = 0; i < n && rc == SFDO_OK; i++)
+    {
+      uint64_t at = p->bin.index_off + (uint64_t) i * INDEX_ENTRY_SIZE;
+      uint64_t hash = read_le (index + (size_t) i * INDEX_ENTRY_SIZE, 8);
+      uint64_t record = read_le (index + (size_t) i * INDEX_ENTRY_SIZE + 8, 8);
+      const uint64_t *hit = bsearch (&record, starts, n, sizeof *starts,
+                                     u64_cmp);
+      size_t k = hit ? (size_t) (hit - starts) : 0;
+      const struct str_entry *name = hit ? &p->strs[funcs[k]->name] : NULL;
+      if (!hit || seen[k])
+        rc = bad (&c, at, SFDO_E_MALFORMED,
+                  "index entry does not point at a function record of its "
+                  "own");
+      else if (sfdo_fnv1a (name->s, name->len) != hash
+               || (i && read_le (index + (size_t) (i - 1) * INDEX_ENTRY_SIZE,
+                                 8) > hash))
+        rc = bad (&c, at, SFDO_E_MALFORMED,
+                  "index entry out of order or with a wrong hash");
+      else
+        seen[k] = 1;
+    }
+  free (seen);
+  return rc;
+}
+
 static enum sfdo_errc
 decode_all_records (struct sfdo_profile *p, struct sfdo_error *err,
                     struct sfdo_prof_func **funcs, char *reused, size_t *n)
 {
+  uint64_t *starts = (uint64_t *) sfdo_xcalloc (p->bin.nfuncs + 1,
+                                                sizeof *starts);
   struct cursor c = { p->data, p->bin.records_off,
                       p->bin.records_off + p->bin.records_size, p, err };
   for (*n = 0; *n < p->bin.nfuncs; ++*n)
     {
       uint64_t record = c.pos - p->bin.records_off;
       struct sfdo_prof_func *f;
+      starts[*n] = record;
       enum sfdo_errc rc = decode_func (&c, 0, &f);
       if (rc != SFDO_OK)
-        return rc;
+        {
+          free (starts);
+          return rc;
+        }
       struct sfdo_prof_func **known
         = p->decoded.n ? decoded_slot (&p->decoded, record) : NULL;
       if (known && *known)
@@ -714,10 +765,14 @@ decode_all_records (struct sfdo_profile *p, struct sfdo_error *err,
         sfdo_prof_func_finalize (p, f);
       funcs[*n] = f;
     }
+  enum sfdo_errc rc = SFDO_OK;
   if (c.pos != c.end)
-    return bad (&c, c.pos, SFDO_E_MALFORMED,
-                "junk after the last function record");
-  return SFDO_OK;
+    rc = bad (&c, c.pos, SFDO_E_MALFORMED,
+              "junk after the last function record");
+  if (rc == SFDO_OK)
+    rc = check_index (p, err, starts, funcs);
+  free (starts);
+  return rc;
 }
 
 enum sfdo_errc

@@ -10,6 +10,23 @@
 
 #include "../common/xalloc.h"
 
+/* qsort_r, tolerating the NULL base of an empty array.  */
+static void
+sort_r (void *base, size_t n, size_t size,
+        int (*cmp) (const void *, const void *, void *), void *ctx)
+{
+  if (n > 1)
+    qsort_r (base, n, size, cmp, ctx);
+}
+
+static void
+sort (void *base, size_t n, size_t size,
+      int (*cmp) (const void *, const void *))
+{
+  if (n > 1)
+    qsort (base, n, size, cmp);
+}
+
 static int
 cmp_u64 (uint64_t a, uint64_t b)
 {
@@ -52,7 +69,7 @@ finalize_targets (const struct sfdo_profile *p, struct sfdo_prof_line *l)
 {
   if (l->ntargets < 2)
     return;
-  qsort_r (l->targets, l->ntargets, sizeof *l->targets, target_by_name,
+  sort_r (l->targets, l->ntargets, sizeof *l->targets, target_by_name,
            (void *) p);
   size_t n = 0;
   for (size_t i = 0; i < l->ntargets; i++)
@@ -62,7 +79,7 @@ finalize_targets (const struct sfdo_profile *p, struct sfdo_prof_line *l)
     else
       l->targets[n++] = l->targets[i];
   l->ntargets = n;
-  qsort_r (l->targets, n, sizeof *l->targets, target_by_count, (void *) p);
+  sort_r (l->targets, n, sizeof *l->targets, target_by_count, (void *) p);
 }
 
 struct value_ctx {
@@ -92,7 +109,7 @@ static void
 finalize_entries (const struct sfdo_profile *p, struct sfdo_prof_values *v)
 {
   struct value_ctx vc = { p, v->kind == SFDO_VALUE_ICALL };
-  qsort_r (v->entries, v->nentries, sizeof *v->entries, entry_by_value, &vc);
+  sort_r (v->entries, v->nentries, sizeof *v->entries, entry_by_value, &vc);
   size_t n = 0;
   for (size_t i = 0; i < v->nentries; i++)
     if (n && v->entries[n - 1].value == v->entries[i].value)
@@ -101,7 +118,7 @@ finalize_entries (const struct sfdo_profile *p, struct sfdo_prof_values *v)
     else
       v->entries[n++] = v->entries[i];
   v->nentries = n;
-  qsort_r (v->entries, n, sizeof *v->entries, entry_by_count, &vc);
+  sort_r (v->entries, n, sizeof *v->entries, entry_by_count, &vc);
 }
 
 /* --- Lines, value sites, callsites ------------------------------------------ */
@@ -128,7 +145,7 @@ move_targets (struct sfdo_prof_line *dst, struct sfdo_prof_line *src)
 static void
 finalize_lines (const struct sfdo_profile *p, struct sfdo_prof_func *f)
 {
-  qsort (f->lines, f->nlines, sizeof *f->lines, line_by_site);
+  sort (f->lines, f->nlines, sizeof *f->lines, line_by_site);
   size_t n = 0;
   for (size_t i = 0; i < f->nlines; i++)
     {
@@ -158,7 +175,7 @@ values_by_site (const void *a, const void *b)
 static void
 finalize_values (const struct sfdo_profile *p, struct sfdo_prof_func *f)
 {
-  qsort (f->values, f->nvalues, sizeof *f->values, values_by_site);
+  sort (f->values, f->nvalues, sizeof *f->values, values_by_site);
   size_t n = 0;
   for (size_t i = 0; i < f->nvalues; i++)
     {
@@ -195,7 +212,7 @@ callsite_cmp (const void *a, const void *b, void *ctx)
 static void
 finalize_callsites (const struct sfdo_profile *p, struct sfdo_prof_func *f)
 {
-  qsort_r (f->callsites, f->ncallsites, sizeof *f->callsites, callsite_cmp,
+  sort_r (f->callsites, f->ncallsites, sizeof *f->callsites, callsite_cmp,
            (void *) p);
   size_t n = 0;
   for (size_t i = 0; i < f->ncallsites; i++)
@@ -279,7 +296,7 @@ sfdo_profile_finalize (struct sfdo_profile *p, struct sfdo_error *err)
   enum sfdo_errc rc = sfdo_profile_load_all (p, err);
   if (rc != SFDO_OK)
     return rc;
-  qsort_r (p->funcs, p->nfuncs, sizeof *p->funcs, func_by_key, p);
+  sort_r (p->funcs, p->nfuncs, sizeof *p->funcs, func_by_key, p);
   size_t n = 0;
   for (size_t i = 0; i < p->nfuncs; i++)
     if (n && func_by_key (&p->funcs[n - 1], &p->funcs[i], p) == 0)
@@ -289,7 +306,7 @@ sfdo_profile_finalize (struct sfdo_profile *p, struct sfdo_error *err)
   p->nfuncs = n;
   for (size_t i = 0; i < n; i++)
     sfdo_prof_func_finalize (p, p->funcs[i]);
-  qsort_r (p->funcs, n, sizeof *p->funcs, func_canonical, p);
+  sort_r (p->funcs, n, sizeof *p->funcs, func_canonical, p);
   p->index_valid = 0;
   return SFDO_OK;
 }
@@ -475,8 +492,8 @@ overlap_of (struct key_list *a, struct key_list *b)
   double result = 0;
   if (!a->sum && !b->sum)
     result = 1.0;
-  qsort (a->items, a->n, sizeof *a->items, key_cmp);
-  qsort (b->items, b->n, sizeof *b->items, key_cmp);
+  sort (a->items, a->n, sizeof *a->items, key_cmp);
+  sort (b->items, b->n, sizeof *b->items, key_cmp);
   for (size_t i = 0, j = 0; i < a->n && j < b->n;)
     {
       int c = strcmp (a->items[i].key, b->items[j].key);

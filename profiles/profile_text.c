@@ -359,7 +359,7 @@ static enum sfdo_errc
 parse_callsite (struct text_reader *r, struct sfdo_prof_func *f,
                 uint32_t off, uint32_t disc, struct span t)
 {
-  if (r->depth >= SFDO_PROFILE_MAX_DEPTH)
+  if (r->depth > SFDO_PROFILE_MAX_DEPTH)
     return fail_at (r, t.s, SFDO_E_TOO_DEEP, "inline nesting too deep");
   const char *c2 = last_colon (t);
   uint64_t total = 0, head = 0;
@@ -683,7 +683,9 @@ write_body (struct out *o, const struct sfdo_profile *p,
       out_str (o, sfdo_profile_str (p, c->callee->name));
       out_bytes (o, ":", 1);
       out_u64 (o, c->callee->total);
-      if (c->callee->head)
+      /* A name with ':' would make NAME:TOTAL read as NAME:TOTAL:HEAD.  */
+      if (c->callee->head
+          || strchr (sfdo_profile_str (p, c->callee->name), ':'))
         {
           out_bytes (o, ":", 1);
           out_u64 (o, c->callee->head);

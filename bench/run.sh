@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# bench/run.sh - every benchmark of sfdo, run by `make bench`.  Each one
+# rewrites its own section of bench/RESULTS.md.  Long: not part of make check.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+echo "== profile library (bench/profile-bench.sh)"
+bench/profile-bench.sh

@@ -1,0 +1,479 @@
+/* plugin/samplefdo.cc - the samplefdo GCC plugin: sample-based feedback
+   from an sfdo profile (profiles/FORMAT.md) into GCC 12's profile pipeline.
+
+   Usage:
+
+     gcc -O2 -fplugin=samplefdo -fplugin-arg-samplefdo-profile=app.prof
+         [-fplugin-arg-samplefdo-verbose] ...
+
+   The plugin works in three phases, of which this file implements the
+   first two so far:
+
+   1. Reading the profile (plugin_init).  The profile is opened with
+      sfdo_profile_open: a text profile is parsed whole, a binary profile
+      is mmap'd and only its header and index are checked, so a compiler
+      process decodes just the functions of its translation unit.  A
+      profile that is missing, unreadable or malformed is a hard error
+      naming the file and the line or byte offset: compiling silently
+      without feedback would hide a broken build set-up.
+
+   2. Matching (the SIMPLE_IPA pass "sfdo_match").  Every function with a
+      body in this translation unit is looked up in the profile by its
+      assembler name (the linkage name the profile is keyed by).  GCC's
+      clone suffixes (.part.N, .isra.N, .constprop.N, .cold) are stripped
+      first, because a clone is a piece or a variant of the function whose
+      samples the profile records under the original name.  A function
+      with internal linkage is looked up as (NAME, main input file) first,
+      the way the converter keys static functions by the DW_AT_name of
+      their compile unit, and then as a global (NAME, no file).
+      Under -fplugin-arg-samplefdo-verbose, the end of the translation
+      unit prints how many functions found a profile and what share of
+      the profile's total they account for; -fopt-info-ipa and
+      -fdump-ipa-all-details show the decision for each function.
+
+      The pass is inserted after the SIMPLE_IPA pass "profile"
+      (pass_ipa_tree_profile), the slot where GCC reads instrumented
+      feedback: there every function is in SSA form, early inlining and
+      early function splitting have run (so .part clones exist), and the
+      regular IPA passes (ipa-profile, inline) are still to come.  That is
+      where annotation belongs.  For now the pass only reads: it changes
+      no count, no flag and no other pass, so code generation is exactly
+      that of a build without the plugin.
+
+   3. Annotation (not written yet): setting bb->count, edge probabilities,
+      node->count and profile_info with AFDO quality, smoothing with
+      minimum-cost flow, by replacing the "profile" pass.  See
+      shared/background/autofdo-and-gcc-internals.md section 4.
+
+   State.  The profile and the match statistics live in file statics; a
+   cc1 process compiles one translation unit and loads one plugin
+   instance, and the profile library wants one thread at a time, which
+   GCC guarantees.  The profile is freed at PLUGIN_FINISH.  */
+
+#include "gcc-plugin.h"
+#include "plugin-version.h"
+#include "config.h"
+#include "system.h"
+#include "coretypes.h"
+#include "backend.h"
+#include "tree.h"
+#include "gimple.h"
+#include "tree-pass.h"
+#include "cgraph.h"
+#include "context.h"
+#include "diagnostic-core.h"
+#include "dumpfile.h"
+#include "hash-set.h"
+
+#include "../profiles/profile.h"
+
+/* GCC loads only plugins that declare this symbol.  */
+int plugin_is_GPL_compatible;
+
+#ifndef SFDO_VERSION
+#define SFDO_VERSION "unknown"
+#endif
+
+/* The name used in messages; -fplugin-arg-samplefdo-* addresses us.  */
+#define SFDO_PLUGIN_NAME "samplefdo"
+
+static struct plugin_info sfdo_plugin_info =
+{
+  SFDO_VERSION,
+  "Sample-based feedback-directed optimisation from an sfdo profile.\n"
+  "  -fplugin-arg-samplefdo-profile=FILE  the profile (text or binary)\n"
+  "  -fplugin-arg-samplefdo-verbose       print match statistics per unit"
+};
+
+/* The path given with -fplugin-arg-samplefdo-profile=FILE.  */
+static const char *sfdo_profile_path;
+
+/* The open profile, NULL until plugin_init has read it.  */
+static struct sfdo_profile *sfdo_profile;
+
+/* Nonzero under -fplugin-arg-samplefdo-verbose.  */
+static int sfdo_verbose;
+
+/* Nonzero once a profile error has been reported, so a profile with many
+   bad function records yields one error, not one per function.  */
+static int sfdo_profile_error_seen;
+
+/* What the match pass found in this translation unit.  */
+struct sfdo_match_stats
+{
+  /* Nonzero once the pass has run (it does not in lto1).  */
+  int ran;
+  unsigned matched, unmatched;
+  /* Sum of the totals of the distinct profile functions matched.  */
+  uint64_t matched_total;
+  /* Assembler names of the unmatched functions, malloc'd.  */
+  vec<char *> unmatched_names;
+};
+
+static struct sfdo_match_stats sfdo_stats;
+
+/* Report the profile error ERR as a GCC error, once.  ERR names the file
+   and the position; fill the file in from the command line if the library
+   left it out.  */
+
+static void
+report_profile_error (struct sfdo_error *err)
+{
+  char buf[640];
+
+  if (sfdo_profile_error_seen)
+    return;
+  sfdo_profile_error_seen = 1;
+  if (err->path[0] == '\0' && sfdo_profile_path)
+    snprintf (err->path, sizeof err->path, "%s", sfdo_profile_path);
+  sfdo_error_format (err, buf, sizeof buf);
+  error_at (UNKNOWN_LOCATION, "%s: cannot use profile: %s",
+	    SFDO_PLUGIN_NAME, buf);
+}
+
+/* Return the length of the clone suffix that ends the LEN bytes of NAME,
+   or 0 if there is none.  Recognised are ".cold" and ".KIND.N" where KIND
+   is one of GCC's clone kinds (part, isra, constprop, cold, lto_priv) and
+   N is decimal.  The suffix never covers the whole name.  */
+
+static size_t
+clone_suffix_length (const char *name, size_t len)
+{
+  static const char *const kinds[]
+    = { "part", "isra", "constprop", "cold", "lto_priv" };
+  size_t digits, i;
+
+  if (len > 5 && memcmp (name + len - 5, ".cold", 5) == 0)
+    return 5;
+
+  digits = len;
+  while (digits > 0 && ISDIGIT (name[digits - 1]))
+    digits--;
+  if (digits == len || digits < 2 || name[digits - 1] != '.')
+    return 0;
+
+  /* NAME[0, DIGITS - 1) must end in ".KIND", with something before it.  */
+  for (i = 0; i < ARRAY_SIZE (kinds); i++)
+    {
+      size_t klen = strlen (kinds[i]);
+      size_t end = digits - 1;
+      if (end > klen + 1
+	  && name[end - klen - 1] == '.'
+	  && memcmp (name + end - klen, kinds[i], klen) == 0)
+	return len - (end - klen - 1);
+    }
+  return 0;
+}
+
+/* Return a copy of assembler name NAME without a leading '*' (GCC's mark
+   for a name to emit verbatim) and without GCC's clone suffixes, which
+   may be stacked ("f.part.0.isra.0" gives "f").  The caller frees it.  */
+
+static char *
+strip_clone_suffixes (const char *name)
+{
+  char *copy;
+  size_t len, n;
+
+  if (name[0] == '*')
+    name++;
+  copy = xstrdup (name);
+  len = strlen (copy);
+  while ((n = clone_suffix_length (copy, len)) != 0)
+    {
+      len -= n;
+      copy[len] = '\0';
+    }
+  return copy;
+}
+
+/* Return the profile of the function DECL, whose assembler name without
+   clone suffixes is NAME, or NULL if the profile has none.  A function
+   with internal linkage is tried as NAME of the main input file first,
+   then as a global.  A profile that cannot be decoded is reported as an
+   error and counts as no profile.  */
+
+static struct sfdo_prof_func *
+find_function_profile (tree decl, const char *name)
+{
+  struct sfdo_prof_func *f = NULL;
+  struct sfdo_error err;
+
+  sfdo_error_clear (&err);
+  if (!TREE_PUBLIC (decl) && main_input_filename && main_input_filename[0])
+    f = sfdo_profile_find (sfdo_profile, name, main_input_filename, &err);
+  if (!f && err.code == SFDO_OK)
+    f = sfdo_profile_find (sfdo_profile, name, NULL, &err);
+  if (!f && err.code != SFDO_OK)
+    report_profile_error (&err);
+  return f;
+}
+
+namespace {
+
+const pass_data pass_data_sfdo_match =
+{
+  SIMPLE_IPA_PASS, /* type */
+  "sfdo_match", /* name */
+  OPTGROUP_IPA, /* optinfo_flags */
+  TV_PLUGIN_RUN, /* tv_id */
+  0, /* properties_required */
+  0, /* properties_provided */
+  0, /* properties_destroyed */
+  0, /* todo_flags_start */
+  0, /* todo_flags_finish */
+};
+
+class pass_sfdo_match : public simple_ipa_opt_pass
+{
+public:
+  pass_sfdo_match (gcc::context *ctxt)
+    : simple_ipa_opt_pass (pass_data_sfdo_match, ctxt)
+  {}
+
+  /* opt_pass methods: */
+  virtual bool gate (function *)
+  {
+    return sfdo_profile != NULL && !seen_error ();
+  }
+  virtual unsigned int execute (function *);
+
+}; // class pass_sfdo_match
+
+/* Look up every function of the translation unit in the profile and
+   record the outcome in SFDO_STATS.  Reads only.  */
+
+unsigned int
+pass_sfdo_match::execute (function *)
+{
+  hash_set<const struct sfdo_prof_func *> seen;
+  cgraph_node *node;
+
+  sfdo_stats.ran = 1;
+  FOR_EACH_FUNCTION_WITH_GIMPLE_BODY (node)
+    {
+      tree decl = node->decl;
+      const char *asm_name;
+      struct sfdo_prof_func *f;
+      char *name;
+
+      /* Inline copies have no code of their own; an extern inline body
+	 is only an inlining candidate, its code is in another unit.  */
+      if (node->inlined_to || DECL_EXTERNAL (decl))
+	continue;
+
+      asm_name = IDENTIFIER_POINTER (DECL_ASSEMBLER_NAME (decl));
+      name = strip_clone_suffixes (asm_name);
+      f = find_function_profile (decl, name);
+      if (f)
+	{
+	  sfdo_stats.matched++;
+	  /* Clones of one function share its profile: count it once.  */
+	  if (!seen.add (f))
+	    sfdo_stats.matched_total
+	      = sfdo_sat_add (sfdo_stats.matched_total, f->total);
+	  if (dump_enabled_p ())
+	    dump_printf_loc (MSG_NOTE,
+			     dump_user_location_t::from_function_decl (decl),
+			     "samplefdo: %s has a profile as %s: total %" PRIu64
+			     ", head %" PRIu64 "\n", asm_name, name,
+			     (uint64_t) f->total, (uint64_t) f->head);
+	}
+      else
+	{
+	  sfdo_stats.unmatched++;
+	  sfdo_stats.unmatched_names.safe_push (xstrdup (asm_name));
+	  if (dump_enabled_p ())
+	    dump_printf_loc (MSG_MISSED_OPTIMIZATION,
+			     dump_user_location_t::from_function_decl (decl),
+			     "samplefdo: no profile for %s\n", asm_name);
+	}
+      free (name);
+    }
+  return 0;
+}
+
+} // anon namespace
+
+/* Make a new instance of the match pass in context CTXT.  */
+
+static simple_ipa_opt_pass *
+make_pass_sfdo_match (gcc::context *ctxt)
+{
+  return new pass_sfdo_match (ctxt);
+}
+
+/* PLUGIN_FINISH_UNIT callback: under verbose, print the match statistics
+   of the unit to stderr.  GCC_DATA and USER_DATA are unused.  */
+
+static void
+sfdo_finish_unit (void *gcc_data ATTRIBUTE_UNUSED,
+		  void *user_data ATTRIBUTE_UNUSED)
+{
+  unsigned i;
+  char *name;
+
+  if (sfdo_verbose && sfdo_stats.ran && !seen_error ())
+    {
+      /* On a lazily opened binary profile this decodes every function;
+	 acceptable for a diagnostic the user asked for.  */
+      uint64_t total = sfdo_profile_total (sfdo_profile);
+      double share = total ? 100.0 * (double) sfdo_stats.matched_total
+			     / (double) total : 0.0;
+
+      fprintf (stderr, "%s: %s: %u functions matched, %u unmatched, "
+	       "%.1f%% of the profile's total samples found a home here\n",
+	       SFDO_PLUGIN_NAME, main_input_filename,
+	       sfdo_stats.matched, sfdo_stats.unmatched, share);
+      FOR_EACH_VEC_ELT (sfdo_stats.unmatched_names, i, name)
+	fprintf (stderr, "%s: %s: unmatched: %s\n",
+		 SFDO_PLUGIN_NAME, main_input_filename, name);
+    }
+
+  FOR_EACH_VEC_ELT (sfdo_stats.unmatched_names, i, name)
+    free (name);
+  sfdo_stats.unmatched_names.release ();
+}
+
+/* PLUGIN_FINISH callback: free the profile.  GCC_DATA and USER_DATA are
+   unused.  */
+
+static void
+sfdo_finish (void *gcc_data ATTRIBUTE_UNUSED,
+	     void *user_data ATTRIBUTE_UNUSED)
+{
+  unsigned i;
+  char *name;
+
+  FOR_EACH_VEC_ELT (sfdo_stats.unmatched_names, i, name)
+    free (name);
+  sfdo_stats.unmatched_names.release ();
+  sfdo_profile_free (sfdo_profile);
+  sfdo_profile = NULL;
+}
+
+/* Write GCC version V into BUF of SIZE bytes as "12.2.0 (20220819)", with
+   the development phase and revision when V has them.  Returns BUF.  */
+
+static char *
+format_gcc_version (const struct plugin_gcc_version *v, char *buf,
+		    size_t size)
+{
+  snprintf (buf, size, "%s (%s%s%s%s%s)", v->basever, v->datestamp,
+	    v->devphase[0] ? " " : "", v->devphase,
+	    v->revision[0] ? " " : "", v->revision);
+  return buf;
+}
+
+/* Parse the plugin arguments in PLUGIN_INFO into the file statics.
+   Return true if they are valid, after reporting every bad one.  */
+
+static bool
+parse_plugin_args (struct plugin_name_args *plugin_info)
+{
+  bool ok = true;
+  int i;
+
+  for (i = 0; i < plugin_info->argc; i++)
+    {
+      const char *key = plugin_info->argv[i].key;
+      const char *value = plugin_info->argv[i].value;
+
+      if (strcmp (key, "profile") == 0)
+	{
+	  if (!value || !value[0])
+	    {
+	      error_at (UNKNOWN_LOCATION,
+			"%s: %<-fplugin-arg-%s-profile%> needs a file name, "
+			"as in %<-fplugin-arg-%s-profile=app.prof%>",
+			SFDO_PLUGIN_NAME, plugin_info->base_name,
+			plugin_info->base_name);
+	      ok = false;
+	    }
+	  else
+	    sfdo_profile_path = value;
+	}
+      else if (strcmp (key, "verbose") == 0)
+	{
+	  if (value)
+	    {
+	      error_at (UNKNOWN_LOCATION,
+			"%s: %<-fplugin-arg-%s-verbose%> takes no value "
+			"(got %qs)", SFDO_PLUGIN_NAME,
+			plugin_info->base_name, value);
+	      ok = false;
+	    }
+	  else
+	    sfdo_verbose = 1;
+	}
+      else
+	{
+	  error_at (UNKNOWN_LOCATION,
+		    "%s: unknown argument %<-fplugin-arg-%s-%s%>; known are "
+		    "%<profile=FILE%> and %<verbose%>", SFDO_PLUGIN_NAME,
+		    plugin_info->base_name, key);
+	  ok = false;
+	}
+    }
+
+  if (ok && !sfdo_profile_path)
+    {
+      error_at (UNKNOWN_LOCATION,
+		"%s: no profile given; use %<-fplugin-arg-%s-profile=FILE%>",
+		SFDO_PLUGIN_NAME, plugin_info->base_name);
+      ok = false;
+    }
+  return ok;
+}
+
+/* The plugin's entry point.  PLUGIN_INFO holds our name and arguments,
+   VERSION the version of the GCC loading us.  Return 0 on success;
+   nonzero makes GCC report that the plugin failed to initialise.  */
+
+int
+plugin_init (struct plugin_name_args *plugin_info,
+	     struct plugin_gcc_version *version)
+{
+  struct register_pass_info pass_info;
+  struct sfdo_error err;
+
+  if (!plugin_default_version_check (version, &gcc_version))
+    {
+      char built[128], running[128];
+      format_gcc_version (&gcc_version, built, sizeof built);
+      format_gcc_version (version, running, sizeof running);
+      error_at (UNKNOWN_LOCATION,
+		"%s: plugin built for GCC %s cannot be loaded into GCC %s%s; "
+		"rebuild it against the plugin headers of the running compiler",
+		SFDO_PLUGIN_NAME, built, running,
+		strcmp (built, running) == 0
+		? " (same version, configured differently)" : "");
+      return 1;
+    }
+
+  register_callback (plugin_info->base_name, PLUGIN_INFO, NULL,
+		     &sfdo_plugin_info);
+
+  if (!parse_plugin_args (plugin_info))
+    return 1;
+
+  sfdo_error_clear (&err);
+  if (sfdo_profile_open (sfdo_profile_path, &sfdo_profile, &err) != SFDO_OK)
+    {
+      report_profile_error (&err);
+      sfdo_profile = NULL;
+      return 1;
+    }
+
+  pass_info.pass = make_pass_sfdo_match (g);
+  pass_info.reference_pass_name = "profile";
+  pass_info.ref_pass_instance_number = 1;
+  pass_info.pos_op = PASS_POS_INSERT_AFTER;
+  register_callback (plugin_info->base_name, PLUGIN_PASS_MANAGER_SETUP,
+		     NULL, &pass_info);
+  register_callback (plugin_info->base_name, PLUGIN_FINISH_UNIT,
+		     sfdo_finish_unit, NULL);
+  register_callback (plugin_info->base_name, PLUGIN_FINISH,
+		     sfdo_finish, NULL);
+  return 0;
+}
