@@ -30,8 +30,10 @@ COMMON_SRC  := common/error.c common/xalloc.c
 PROFILE_SRC := profiles/profile.c profiles/profile_text.c \
                profiles/profile_binary.c profiles/profile_ops.c \
                profiles/profile_io.c
-LIB_SRC     := $(COMMON_SRC) $(PROFILE_SRC)
-LIB_HDR     := $(wildcard common/*.h profiles/*.h)
+PERFDATA_SRC := $(wildcard perfdata/*.c)
+LIB_SRC     := $(COMMON_SRC) $(PROFILE_SRC) $(PERFDATA_SRC)
+LIB_HDR     := $(wildcard common/*.h profiles/*.h perfdata/*.h)
+LDLIBS      := -lzstd
 
 TOOLS   := $(B)/sfdo-profile
 PLUGIN  := $(B)/samplefdo.so
@@ -68,7 +70,7 @@ $(B)/asan/obj/%.o: %.c $(LIB_HDR)
 
 # --- tools ------------------------------------------------------------------
 $(B)/sfdo-profile: profiles/sfdo_profile_main.c $(B)/libsfdo.a
-	$(CC) $(CFLAGS) $< $(B)/libsfdo.a -o $@
+	$(CC) $(CFLAGS) $< $(B)/libsfdo.a $(LDLIBS) -o $@
 
 # --- the GCC plugin (C++, GCC's own style) ---------------------------------
 PLUGIN_CXXFLAGS := -std=gnu++17 -O2 -g -fPIC -fno-rtti $(WARN) -DSFDO_VERSION='"$(VERSION)"' \
@@ -80,16 +82,16 @@ $(PLUGIN): $(wildcard plugin/*.cc plugin/*.h) $(B)/libsfdo.a
 # --- tests ----------------------------------------------------------------
 $(B)/tests/%: tests/unit/%.c $(B)/libsfdo.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit $< $(B)/libsfdo.a -lcmocka -o $@
+	$(CC) $(CFLAGS) -Itests/unit $< $(B)/libsfdo.a -lcmocka $(LDLIBS) -o $@
 
 $(B)/asan/%: tests/unit/%.c $(B)/asan/libsfdo.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SANFLAGS) -Itests/unit $< $(B)/asan/libsfdo.a -lcmocka -o $@
+	$(CC) $(CFLAGS) $(SANFLAGS) -Itests/unit $< $(B)/asan/libsfdo.a -lcmocka $(LDLIBS) -o $@
 
 $(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	  -fno-sanitize-recover=all $< $(LIB_SRC) -o $@
+	  -fno-sanitize-recover=all $< $(LIB_SRC) $(LDLIBS) -o $@
 
 unit: $(UNIT_BIN) $(UNIT_ASAN)
 fuzz-build: $(FUZZ_BIN)

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# make install honours PREFIX and DESTDIR, puts the plugin in GCC's plugin
+# directory, and -fplugin=samplefdo then loads it by name.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+need_built sfdo-profile samplefdo.so
+tmpdir
+dest=$TEST_TMP/root
+make -s -C "$SFDO_ROOT" install DESTDIR="$dest" PREFIX=/opt/sfdo >"$TEST_TMP/install.log" 2>&1 ||
+    fail "make install failed: $(tail -n 5 "$TEST_TMP/install.log")"
+plugin_dir=$(gcc -print-file-name=plugin)
+[[ -x $dest/opt/sfdo/bin/sfdo-profile ]] || fail "sfdo-profile not installed under DESTDIR/PREFIX/bin"
+[[ -f $dest$plugin_dir/samplefdo.so ]] || fail "samplefdo.so not installed in DESTDIR$plugin_dir"
+"$dest/opt/sfdo/bin/sfdo-profile" --version | grep -q '^sfdo-profile ' || fail "installed sfdo-profile does not run"
+
+# By name, as users will write it once it is installed for real.
+printf 'int main (void) { return 0; }\n' > "$TEST_TMP/t.c"
+printf 'main:10:1\n 0: 1\n' > "$TEST_TMP/t.prof"
+gcc -O2 -iplugindir="$dest$plugin_dir" -fplugin=samplefdo \
+    -fplugin-arg-samplefdo-profile="$TEST_TMP/t.prof" \
+    -fplugin-arg-samplefdo-verbose -c "$TEST_TMP/t.c" -o "$TEST_TMP/t.o" 2>"$TEST_TMP/cc.err" ||
+    fail "gcc -fplugin=samplefdo failed: $(cat "$TEST_TMP/cc.err")"
+grep -q 'samplefdo: .*1 functions matched' "$TEST_TMP/cc.err" ||
+    fail "the plugin loaded by name did not report its match: $(cat "$TEST_TMP/cc.err")"
