@@ -373,9 +373,12 @@ func_hash (uint32_t name, uint32_t file)
   return (size_t) ((name * 0x9e3779b97f4a7c15ull) ^ (file * 0xc2b2ae3d27d4eb4full));
 }
 
-static void
+/* Build the (name, file) hash index; returns whether a key came twice
+   (then the index is not valid: finalize must merge first).  */
+static int
 build_func_index (struct sfdo_profile *p)
 {
+  int duplicate = 0;
   size_t cap = 16;
   while (cap < p->nfuncs * 2)
     cap *= 2;
@@ -384,12 +387,23 @@ build_func_index (struct sfdo_profile *p)
   p->cap_func_slots = cap;
   for (size_t k = 0; k < p->nfuncs; k++)
     {
-      size_t i = func_hash (p->funcs[k]->name, p->funcs[k]->file) & (cap - 1);
-      while (p->func_slots[i])
-        i = (i + 1) & (cap - 1);
+      const struct sfdo_prof_func *f = p->funcs[k];
+      size_t i = func_hash (f->name, f->file) & (cap - 1);
+      for (; p->func_slots[i]; i = (i + 1) & (cap - 1))
+        {
+          const struct sfdo_prof_func *g = p->funcs[p->func_slots[i] - 1];
+          duplicate |= g->name == f->name && g->file == f->file;
+        }
       p->func_slots[i] = k + 1;
     }
-  p->index_valid = 1;
+  p->index_valid = !duplicate;
+  return duplicate;
+}
+
+int
+sfdo_profile_has_duplicate_funcs (struct sfdo_profile *p)
+{
+  return build_func_index (p);
 }
 
 static struct sfdo_prof_func *

@@ -658,6 +658,51 @@ decode_record (struct sfdo_profile *p, uint64_t record,
   return SFDO_OK;
 }
 
+/* The bytes of the string at reference REF read by cursor C.  */
+static enum sfdo_errc
+peek_sref (struct cursor *c, const char **s, uint64_t *len)
+{
+  uint64_t start = c->pos, ref;
+  enum sfdo_errc rc = get_uleb (c, &ref);
+  const struct bin_layout *l = &c->p->bin;
+  if (rc == SFDO_OK && ref >= l->strtab_size)
+    return bad (c, start, SFDO_E_MALFORMED,
+                "string reference outside the string table");
+  struct cursor t = { c->base, l->strtab_off + ref,
+                      l->strtab_off + l->strtab_size, c->p, c->err };
+  if (rc == SFDO_OK)
+    rc = get_uleb (&t, len);
+  if (rc == SFDO_OK && *len > t.end - t.pos)
+    rc = bad (&t, l->strtab_off + ref, SFDO_E_TRUNCATED,
+              "string runs past the string table");
+  *s = (const char *) c->base + t.pos;
+  return rc;
+}
+
+/* Whether the record at RECORD is the function NAME of FILE, reading only
+   its two string references: statics that share a name (header helpers,
+   anonymous namespaces) can be hundreds, and decoding each would make
+   lookup grow with the profile.  */
+static enum sfdo_errc
+record_is (struct sfdo_profile *p, uint64_t record, const char *name,
+           const char *file, struct sfdo_error *err, int *match)
+{
+  struct cursor c = { p->data, p->bin.records_off + record,
+                      p->bin.records_off + p->bin.records_size, p, err };
+  const char *s;
+  uint64_t len;
+  *match = 0;
+  if (record >= p->bin.records_size)
+    return bad (&c, p->bin.index_off, SFDO_E_MALFORMED,
+                "index points outside the function records");
+  enum sfdo_errc rc = peek_sref (&c, &s, &len);
+  if (rc != SFDO_OK || len != strlen (name) || memcmp (s, name, len) != 0)
+    return rc;
+  rc = peek_sref (&c, &s, &len);
+  *match = rc == SFDO_OK && len == strlen (file) && memcmp (s, file, len) == 0;
+  return rc;
+}
+
 struct sfdo_prof_func *
 sfdo_binary_find (struct sfdo_profile *p, const char *name, const char *file,
                   struct sfdo_error *err)
@@ -678,11 +723,11 @@ sfdo_binary_find (struct sfdo_profile *p, const char *name, const char *file,
     {
       struct sfdo_prof_func *f = NULL;
       uint64_t record = read_le (index + lo * INDEX_ENTRY_SIZE + 8, 8);
-      if (decode_record (p, record, err, &f) != SFDO_OK)
+      int match;
+      if (record_is (p, record, name, file, err, &match) != SFDO_OK)
         return NULL;
-      if (strcmp (sfdo_profile_str (p, f->name), name) == 0
-          && strcmp (sfdo_profile_str (p, f->file), file) == 0)
-        return f;
+      if (match)
+        return decode_record (p, record, err, &f) == SFDO_OK ? f : NULL;
     }
   return NULL;
 }

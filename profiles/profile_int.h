@@ -71,6 +71,9 @@ void sfdo_prof_func_finalize (const struct sfdo_profile *p,
 /* Move everything of SRC into DST (same profile) and free SRC.  */
 void sfdo_prof_func_absorb (struct sfdo_prof_func *dst,
                             struct sfdo_prof_func *src);
+/* Whether two top-level functions of P share a (name, file) key; builds
+   the lookup index as a side effect.  */
+int sfdo_profile_has_duplicate_funcs (struct sfdo_profile *p);
 void sfdo_profile_append_func (struct sfdo_profile *p,
                                struct sfdo_prof_func *f);
 

@@ -60,8 +60,8 @@ read_stream (FILE *f, const char *path, uint8_t **out, size_t *len,
 
 /* Map PATH (or read it, for pipes and empty files).  */
 static enum sfdo_errc
-load_file (const char *path, const uint8_t **data, size_t *len, int *mapped,
-           struct sfdo_error *err)
+load_file (const char *path, int lazy, const uint8_t **data, size_t *len,
+           int *mapped, struct sfdo_error *err)
 {
   *mapped = 0;
   if (strcmp (path, "-") == 0)
@@ -81,6 +81,10 @@ load_file (const char *path, const uint8_t **data, size_t *len, int *mapped,
       close (fd);
       if (m == MAP_FAILED)
         return sfdo_error_sys (err, path, "cannot map profile");
+      /* A lazy lookup touches a few scattered pages; read-around would
+         pull 128 KiB from disk for each.  */
+      if (lazy)
+        madvise (m, (size_t) st.st_size, MADV_RANDOM);
       *data = (const uint8_t *) m;
       *len = (size_t) st.st_size;
       *mapped = 1;
@@ -106,7 +110,7 @@ read_path (const char *path, int lazy, struct sfdo_profile **out,
   const uint8_t *data;
   size_t len;
   int mapped;
-  enum sfdo_errc rc = load_file (path, &data, &len, &mapped, err);
+  enum sfdo_errc rc = load_file (path, lazy, &data, &len, &mapped, err);
   if (rc != SFDO_OK)
     return rc;
   struct sfdo_profile *p = sfdo_profile_new ();

@@ -10,21 +10,32 @@
 
 #include "../common/xalloc.h"
 
-/* qsort_r, tolerating the NULL base of an empty array.  */
+/* qsort_r, skipping arrays already in order (profiles read back are, and
+   re-sorting them was half the cost of writing) and the NULL base of an
+   empty array.  */
 static void
 sort_r (void *base, size_t n, size_t size,
         int (*cmp) (const void *, const void *, void *), void *ctx)
 {
-  if (n > 1)
+  const char *b = (const char *) base;
+  size_t i = 1;
+  while (i < n && cmp (b + (i - 1) * size, b + i * size, ctx) <= 0)
+    i++;
+  if (i < n)
     qsort_r (base, n, size, cmp, ctx);
+}
+
+static int
+call_plain_cmp (const void *a, const void *b, void *cmp)
+{
+  return (*(int (**) (const void *, const void *)) cmp) (a, b);
 }
 
 static void
 sort (void *base, size_t n, size_t size,
       int (*cmp) (const void *, const void *))
 {
-  if (n > 1)
-    qsort (base, n, size, cmp);
+  sort_r (base, n, size, call_plain_cmp, &cmp);
 }
 
 static int
@@ -290,12 +301,29 @@ func_canonical (const void *a, const void *b, void *ctx)
   return c ? c : func_by_key (a, b, ctx);
 }
 
+/* Whether P's functions are in canonical order with no key twice, so
+   finalize need not sort them by key to find duplicates.  */
+static int
+funcs_canonical (struct sfdo_profile *p)
+{
+  for (size_t i = 1; i < p->nfuncs; i++)
+    if (func_canonical (&p->funcs[i - 1], &p->funcs[i], p) > 0)
+      return 0;
+  return !sfdo_profile_has_duplicate_funcs (p);
+}
+
 enum sfdo_errc
 sfdo_profile_finalize (struct sfdo_profile *p, struct sfdo_error *err)
 {
   enum sfdo_errc rc = sfdo_profile_load_all (p, err);
   if (rc != SFDO_OK)
     return rc;
+  if (funcs_canonical (p))
+    {
+      for (size_t i = 0; i < p->nfuncs; i++)
+        sfdo_prof_func_finalize (p, p->funcs[i]);
+      return SFDO_OK;
+    }
   sort_r (p->funcs, p->nfuncs, sizeof *p->funcs, func_by_key, p);
   size_t n = 0;
   for (size_t i = 0; i < p->nfuncs; i++)
