@@ -109,6 +109,111 @@ sfdo_profile_str (const struct sfdo_profile *p, uint32_t id)
   return id < p->nstrs ? p->strs[id].s : "";
 }
 
+/* --- What strings may be ------------------------------------------------ */
+
+const char *
+sfdo_profile_string_problem (const char *s, size_t len,
+                             enum sfdo_str_class cls)
+{
+  if (len == 0)
+    return cls == SFDO_STR_FILE ? NULL : "is empty";
+  for (size_t i = 0; i < len; i++)
+    {
+      unsigned char c = (unsigned char) s[i];
+      if (c < 0x20 || c == 0x7f)
+        return "contains a control character";
+      if (c == ' ' && cls <= SFDO_STR_NAME)
+        return "contains a space";
+    }
+  if (cls > SFDO_STR_NAME && (s[0] == ' ' || s[len - 1] == ' '))
+    return "starts or ends with a space";
+  /* A function's name opens its line, where '#' would read as a comment;
+     a callee's follows a line offset, where a digit would read as a count.  */
+  if (cls == SFDO_STR_NAME && (s[0] == '#' || (s[0] >= '0' && s[0] <= '9')))
+    return "starts with '#' or a digit";
+  return NULL;
+}
+
+static const char *
+id_problem (const struct sfdo_profile *p, uint32_t id, enum sfdo_str_class cls)
+{
+  return sfdo_profile_string_problem (p->strs[id].s, p->strs[id].len, cls);
+}
+
+static enum sfdo_errc
+bad_string (const struct sfdo_profile *p, uint32_t id, const char *what,
+            const char *problem, const char *name, struct sfdo_error *err)
+{
+  return sfdo_error_set (err, SFDO_E_MALFORMED, name, SFDO_NO_OFFSET, 0, 0,
+                         "cannot write the %s '%.80s': it %s", what,
+                         p->strs[id].s, problem);
+}
+
+/* Check the strings of F and everything nested in it.  */
+static enum sfdo_errc
+check_func_strings (const struct sfdo_profile *p,
+                    const struct sfdo_prof_func *f, const char *name,
+                    struct sfdo_error *err)
+{
+  const char *pr;
+  if ((pr = id_problem (p, f->name, SFDO_STR_NAME)))
+    return bad_string (p, f->name, "function name", pr, name, err);
+  if ((pr = id_problem (p, f->file, SFDO_STR_FILE)))
+    return bad_string (p, f->file, "file name", pr, name, err);
+  for (size_t i = 0; i < f->nlines; i++)
+    for (size_t k = 0; k < f->lines[i].ntargets; k++)
+      if ((pr = id_problem (p, f->lines[i].targets[k].name, SFDO_STR_TOKEN)))
+        return bad_string (p, f->lines[i].targets[k].name, "call target",
+                           pr, name, err);
+  for (size_t i = 0; i < f->nvalues; i++)
+    for (size_t k = 0; f->values[i].kind == SFDO_VALUE_ICALL
+                       && k < f->values[i].nentries; k++)
+      {
+        uint32_t id = (uint32_t) f->values[i].entries[k].value;
+        if ((pr = id_problem (p, id, SFDO_STR_TOKEN)))
+          return bad_string (p, id, "indirect-call target", pr, name, err);
+      }
+  for (size_t i = 0; i < f->ncallsites; i++)
+    {
+      enum sfdo_errc rc = check_func_strings (p, f->callsites[i].callee, name,
+                                              err);
+      if (rc != SFDO_OK)
+        return rc;
+    }
+  return SFDO_OK;
+}
+
+static enum sfdo_errc
+check_header_strings (const struct sfdo_profile *p, const char *name,
+                      struct sfdo_error *err)
+{
+  const struct sfdo_prof_header *h = &p->hdr;
+  const char *pr;
+  for (size_t i = 0; i < h->nbuild_ids; i++)
+    if ((pr = id_problem (p, h->build_ids[i], SFDO_STR_TOKEN)))
+      return bad_string (p, h->build_ids[i], "build-id", pr, name, err);
+  for (size_t i = 0; i < h->nmodes; i++)
+    if ((pr = id_problem (p, h->modes[i], SFDO_STR_TOKEN)))
+      return bad_string (p, h->modes[i], "mode", pr, name, err);
+  for (size_t i = 0; i < h->ntools; i++)
+    if ((pr = id_problem (p, h->tools[i], SFDO_STR_LINE)))
+      return bad_string (p, h->tools[i], "tool", pr, name, err);
+  for (size_t i = 0; i < h->nevents; i++)
+    if ((pr = id_problem (p, h->events[i].name, SFDO_STR_TOKEN)))
+      return bad_string (p, h->events[i].name, "event name", pr, name, err);
+  return SFDO_OK;
+}
+
+enum sfdo_errc
+sfdo_profile_check_strings (const struct sfdo_profile *p, const char *name,
+                            struct sfdo_error *err)
+{
+  enum sfdo_errc rc = check_header_strings (p, name, err);
+  for (size_t i = 0; i < p->nfuncs && rc == SFDO_OK; i++)
+    rc = check_func_strings (p, p->funcs[i], name, err);
+  return rc;
+}
+
 /* --- Lifecycle ---------------------------------------------------------- */
 
 struct sfdo_profile *

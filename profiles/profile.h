@@ -19,7 +19,9 @@
  *
  * Ownership.  Every pointer returned is borrowed from the profile and stays
  * valid until sfdo_profile_free(), except that finalize and merge may move
- * lines, targets, values and callsites (functions themselves never move).
+ * lines, targets, values and callsites.  Functions never move, but when
+ * finalize finds a key twice (a function added twice, or a file holding
+ * it twice) it merges the later one into the earlier and frees it.
  * A binary profile opened with sfdo_profile_open() is mmap'd and its
  * functions are decoded on demand by sfdo_profile_find().
  *

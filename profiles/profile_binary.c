@@ -337,9 +337,10 @@ read_le (const uint8_t *s, size_t size)
   return v;
 }
 
-/* Intern the string at string-table offset REF.  */
+/* Intern the string a reference at the cursor names, which must be of
+   class CLS (the same strings the text encoding can hold).  */
 static enum sfdo_errc
-get_sref (struct cursor *c, uint32_t *id)
+get_sref (struct cursor *c, uint32_t *id, enum sfdo_str_class cls)
 {
   uint64_t start = c->pos, ref;
   enum sfdo_errc rc = get_uleb (c, &ref);
@@ -356,8 +357,17 @@ get_sref (struct cursor *c, uint32_t *id)
   if (rc == SFDO_OK && len > s.end - s.pos)
     rc = bad (&s, l->strtab_off + ref, SFDO_E_TRUNCATED,
               "string runs past the string table");
+  const char *bytes = (const char *) c->base + s.pos;
+  const char *problem = rc == SFDO_OK
+                        ? sfdo_profile_string_problem (bytes, len, cls) : NULL;
+  if (problem)
+    {
+      char msg[96];
+      snprintf (msg, sizeof msg, "string %s", problem);
+      rc = bad (c, start, SFDO_E_MALFORMED, msg);
+    }
   if (rc == SFDO_OK)
-    *id = sfdo_profile_intern (c->p, (const char *) c->base + s.pos, len);
+    *id = sfdo_profile_intern (c->p, bytes, len);
   return rc;
 }
 
@@ -386,7 +396,7 @@ decode_lines (struct cursor *c, struct sfdo_prof_func *f)
       for (size_t k = 0; k < nt && rc == SFDO_OK; k++)
         {
           uint32_t name;
-          rc = get_sref (c, &name);
+          rc = get_sref (c, &name, SFDO_STR_TOKEN);
           if (rc == SFDO_OK)
             rc = get_uleb (c, &count);
           if (rc == SFDO_OK)
@@ -421,7 +431,7 @@ decode_values (struct cursor *c, struct sfdo_prof_func *f)
           uint32_t id;
           if (kind == SFDO_VALUE_ICALL)
             {
-              rc = get_sref (c, &id);
+              rc = get_sref (c, &id, SFDO_STR_TOKEN);
               value = id;
             }
           else
@@ -468,9 +478,9 @@ decode_func (struct cursor *c, unsigned depth, struct sfdo_prof_func **out)
     return bad (c, c->pos, SFDO_E_TOO_DEEP, "inline nesting too deep");
   uint32_t name, file;
   uint64_t flags;
-  enum sfdo_errc rc = get_sref (c, &name);
+  enum sfdo_errc rc = get_sref (c, &name, SFDO_STR_NAME);
   if (rc == SFDO_OK)
-    rc = get_sref (c, &file);
+    rc = get_sref (c, &file, SFDO_STR_FILE);
   if (rc != SFDO_OK)
     return rc;
   struct sfdo_prof_func *f = sfdo_prof_func_new (name, file);
@@ -520,24 +530,24 @@ decode_meta (struct cursor *c)
   uint32_t id;
   enum sfdo_errc rc = get_count (c, 1, &n);
   for (size_t i = 0; i < n && rc == SFDO_OK; i++)
-    if ((rc = get_sref (c, &id)) == SFDO_OK)
+    if ((rc = get_sref (c, &id, SFDO_STR_TOKEN)) == SFDO_OK)
       sfdo_profile_add_build_id (p, sfdo_profile_str (p, id));
   if (rc == SFDO_OK)
     rc = get_count (c, 1, &n);
   for (size_t i = 0; i < n && rc == SFDO_OK; i++)
-    if ((rc = get_sref (c, &id)) == SFDO_OK)
+    if ((rc = get_sref (c, &id, SFDO_STR_TOKEN)) == SFDO_OK)
       sfdo_profile_add_mode (p, sfdo_profile_str (p, id));
   if (rc == SFDO_OK)
     rc = get_count (c, 1, &n);
   for (size_t i = 0; i < n && rc == SFDO_OK; i++)
-    if ((rc = get_sref (c, &id)) == SFDO_OK)
+    if ((rc = get_sref (c, &id, SFDO_STR_LINE)) == SFDO_OK)
       sfdo_profile_add_tool (p, sfdo_profile_str (p, id));
   if (rc == SFDO_OK)
     rc = get_count (c, 3, &n);
   for (size_t i = 0; i < n && rc == SFDO_OK; i++)
     {
       uint64_t period, samples;
-      rc = get_sref (c, &id);
+      rc = get_sref (c, &id, SFDO_STR_TOKEN);
       if (rc == SFDO_OK)
         rc = get_uleb (c, &period);
       if (rc == SFDO_OK)

@@ -60,6 +60,25 @@ struct sfdo_profile {
 };
 
 uint64_t sfdo_fnv1a (const char *s, size_t len);
+
+/* What strings the format can hold, so that both encodings hold the same
+   and text round-trips (FORMAT.md, "Strings").  */
+enum sfdo_str_class {
+  SFDO_STR_TOKEN,               /* no spaces: targets, build-ids, modes */
+  SFDO_STR_NAME,                /* a token that can open a line: function
+                                   and callee names */
+  SFDO_STR_LINE,                /* the rest of a line: tools */
+  SFDO_STR_FILE                 /* a line, or empty for "no file" */
+};
+/* NULL if the LEN bytes at S may be a string of class CLS, else what is
+   wrong with them.  */
+const char *sfdo_profile_string_problem (const char *s, size_t len,
+                                         enum sfdo_str_class cls);
+/* Check every string of P before writing it; SFDO_E_MALFORMED names the
+   first one no encoding can hold.  */
+enum sfdo_errc sfdo_profile_check_strings (const struct sfdo_profile *p,
+                                           const char *name,
+                                           struct sfdo_error *err);
 /* The id of the LEN bytes at S, or UINT32_MAX if not interned.  */
 uint32_t sfdo_profile_lookup_id (const struct sfdo_profile *p, const char *s,
                                  size_t len);

@@ -166,6 +166,8 @@ sfdo_profile_write (struct sfdo_profile *p, FILE *f,
                     struct sfdo_error *err)
 {
   enum sfdo_errc rc = sfdo_profile_finalize (p, err);
+  if (rc == SFDO_OK)
+    rc = sfdo_profile_check_strings (p, name, err);
   if (rc != SFDO_OK)
     return rc;
   if (enc == SFDO_PROF_BINARY)

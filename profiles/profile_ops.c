@@ -448,7 +448,8 @@ key_list_add (struct key_list *kl, const char *key, size_t len, uint64_t w)
   kl->sum = sfdo_sat_add (kl->sum, w);
 }
 
-/* Append " name@file" to *BUF (length *LEN, capacity *CAP).  */
+/* Append TEXT to *BUF (length *LEN, capacity *CAP).  Keys separate their
+   parts with control characters, which no name or file may contain.  */
 static void
 path_push (char **buf, size_t *len, size_t *cap, const char *text)
 {
@@ -467,7 +468,7 @@ collect_lines (const struct sfdo_profile *p, const struct sfdo_prof_func *f,
   size_t base = *len;
   for (size_t i = 0; i < f->nlines; i++)
     {
-      snprintf (site, sizeof site, "|%u.%u", f->lines[i].offset,
+      snprintf (site, sizeof site, "\x01%u.%u", f->lines[i].offset,
                 f->lines[i].discriminator);
       path_push (buf, len, cap, site);
       key_list_add (kl, *buf, *len, f->lines[i].count);
@@ -476,11 +477,11 @@ collect_lines (const struct sfdo_profile *p, const struct sfdo_prof_func *f,
   for (size_t i = 0; i < f->ncallsites; i++)
     {
       const struct sfdo_prof_func *c = f->callsites[i].callee;
-      snprintf (site, sizeof site, "|%u.%u>", f->callsites[i].offset,
+      snprintf (site, sizeof site, "\x01%u.%u\x02", f->callsites[i].offset,
                 f->callsites[i].discriminator);
       path_push (buf, len, cap, site);
       path_push (buf, len, cap, sfdo_profile_str (p, c->name));
-      path_push (buf, len, cap, "@");
+      path_push (buf, len, cap, "\x03");
       path_push (buf, len, cap, sfdo_profile_str (p, c->file));
       collect_lines (p, c, buf, len, cap, kl);
       *len = base;
@@ -498,7 +499,7 @@ collect_keys (const struct sfdo_profile *p, struct key_list *funcs,
       const struct sfdo_prof_func *f = p->funcs[i];
       size_t len = 0;
       path_push (&buf, &len, &cap, sfdo_profile_str (p, f->name));
-      path_push (&buf, &len, &cap, "@");
+      path_push (&buf, &len, &cap, "\x03");
       path_push (&buf, &len, &cap, sfdo_profile_str (p, f->file));
       key_list_add (funcs, buf, len, f->total);
       collect_lines (p, f, &buf, &len, &cap, lines);

@@ -108,6 +108,15 @@ starts_with (struct span *sp, const char *lit)
   return 1;
 }
 
+/* Fail unless SP is at the end of the line.  */
+static enum sfdo_errc
+expect_end (struct text_reader *r, struct span *sp)
+{
+  if (sp->s != sp->end)
+    return fail_at (r, sp->s, SFDO_E_MALFORMED, "junk at the end of the line");
+  return SFDO_OK;
+}
+
 static void
 skip_spaces (struct span *sp)
 {
@@ -147,6 +156,23 @@ last_colon (struct span t)
   return NULL;
 }
 
+/* Intern the LEN bytes at S as a string of class CLS, or fail at S.  */
+static enum sfdo_errc
+take_string (struct text_reader *r, const char *s, size_t len,
+             enum sfdo_str_class cls, uint32_t *id)
+{
+  const char *problem = sfdo_profile_string_problem (s, len, cls);
+  if (problem)
+    {
+      char msg[96];
+      snprintf (msg, sizeof msg, "this %s %s",
+                cls <= SFDO_STR_NAME ? "name" : "text", problem);
+      return fail_at (r, s, SFDO_E_MALFORMED, msg);
+    }
+  *id = sfdo_profile_intern (r->p, s, len);
+  return SFDO_OK;
+}
+
 /* Parse "NAME:COUNT" in token T.  */
 static enum sfdo_errc
 parse_name_count (struct text_reader *r, struct span t, uint32_t *name,
@@ -160,7 +186,7 @@ parse_name_count (struct text_reader *r, struct span t, uint32_t *name,
   if (rc == SFDO_OK && num.s != t.end)
     rc = fail_at (r, num.s, SFDO_E_MALFORMED, "junk after count");
   if (rc == SFDO_OK)
-    *name = sfdo_profile_intern (r->p, t.s, (size_t) (colon - t.s));
+    rc = take_string (r, t.s, (size_t) (colon - t.s), SFDO_STR_TOKEN, name);
   return rc;
 }
 
@@ -205,22 +231,41 @@ parse_header_line (struct text_reader *r)
                         "unsupported sfdo-profile version (this reader "
                         "knows version 1)");
       p->hdr.version = (uint32_t) v;
-      return SFDO_OK;
+      return expect_end (r, &sp);
     }
   struct span value = next_token (&sp);
-  char *text = sfdo_xstrndup (value.s, (size_t) (value.end - value.s));
+  uint32_t id;
   enum sfdo_errc rc = SFDO_OK;
-  if (KEY_IS ("build-id"))
-    sfdo_profile_add_build_id (p, text);
-  else if (KEY_IS ("mode"))
-    sfdo_profile_add_mode (p, text);
-  else if (KEY_IS ("tool"))
+  if (KEY_IS ("tool"))
     {
-      free (text);
-      text = sfdo_xstrndup (value.s, (size_t) (sp.end - value.s));
-      sfdo_profile_add_tool (p, text);
+      rc = take_string (r, value.s, (size_t) (sp.end - value.s),
+                        SFDO_STR_LINE, &id);
+      if (rc == SFDO_OK)
+        sfdo_profile_add_tool (p, sfdo_profile_str (p, id));
+      return rc;
     }
-  else if (KEY_IS ("event"))
+  if (KEY_IS ("samples"))
+    {
+      sp.s = value.s;
+      rc = expect (r, &sp, "used=");
+      if (rc == SFDO_OK)
+        rc = parse_u64 (r, &sp, UINT64_MAX, &p->hdr.samples_used);
+      if (rc == SFDO_OK)
+        rc = expect (r, &sp, " dropped=");
+      if (rc == SFDO_OK)
+        rc = parse_u64 (r, &sp, UINT64_MAX, &p->hdr.samples_dropped);
+      return rc == SFDO_OK ? expect_end (r, &sp) : rc;
+    }
+  if (!KEY_IS ("build-id") && !KEY_IS ("mode") && !KEY_IS ("event"))
+    return SFDO_OK;             /* a comment that looks like a header */
+  rc = take_string (r, value.s, (size_t) (value.end - value.s),
+                    SFDO_STR_TOKEN, &id);
+  const char *text = sfdo_profile_str (p, id);
+  if (rc == SFDO_OK && KEY_IS ("build-id"))
+    sfdo_profile_add_build_id (p, text);
+  else if (rc == SFDO_OK && KEY_IS ("mode"))
+    sfdo_profile_add_mode (p, text);
+  else if (rc == SFDO_OK)
     {
       uint64_t period = 0, samples = 0;
       rc = expect (r, &sp, " period=");
@@ -231,21 +276,13 @@ parse_header_line (struct text_reader *r)
       if (rc == SFDO_OK)
         rc = parse_u64 (r, &sp, UINT64_MAX, &samples);
       if (rc == SFDO_OK)
+        rc = expect_end (r, &sp);
+      if (rc == SFDO_OK)
         sfdo_profile_add_event (p, text, period, samples);
     }
-  else if (KEY_IS ("samples"))
-    {
-      sp.s = value.s;
-      rc = expect (r, &sp, "used=");
-      if (rc == SFDO_OK)
-        rc = parse_u64 (r, &sp, UINT64_MAX, &p->hdr.samples_used);
-      if (rc == SFDO_OK)
-        rc = expect (r, &sp, " dropped=");
-      if (rc == SFDO_OK)
-        rc = parse_u64 (r, &sp, UINT64_MAX, &p->hdr.samples_dropped);
-    }
+  else if (rc == SFDO_OK)
+    rc = expect_end (r, &sp);
 #undef KEY_IS
-  free (text);
   return rc;
 }
 
@@ -277,7 +314,10 @@ parse_function_line (struct text_reader *r)
     rc = fail_at (r, num.s, SFDO_E_MALFORMED, "junk after head count");
   if (rc != SFDO_OK)
     return rc;
-  uint32_t name = sfdo_profile_intern (r->p, t.s, (size_t) (c1 - t.s));
+  uint32_t name;
+  rc = take_string (r, t.s, (size_t) (c1 - t.s), SFDO_STR_NAME, &name);
+  if (rc != SFDO_OK)
+    return rc;
   struct sfdo_prof_func *f = sfdo_profile_add_func (r->p, name, 0);
   f->total = total;
   f->head = head;
@@ -342,10 +382,8 @@ parse_metadata (struct text_reader *r, struct sfdo_prof_func *f,
     }
   if (starts_with (&sp, "!File: "))
     {
-      if (sp.s == sp.end)
-        return fail_at (r, sp.s, SFDO_E_MALFORMED, "empty file name");
-      f->file = sfdo_profile_intern (r->p, sp.s, (size_t) (sp.end - sp.s));
-      return SFDO_OK;
+      return take_string (r, sp.s, (size_t) (sp.end - sp.s), SFDO_STR_LINE,
+                          &f->file);
     }
   if (starts_with (&sp, "!Values: "))
     return parse_values (r, f, sp);
@@ -388,7 +426,10 @@ parse_callsite (struct text_reader *r, struct sfdo_prof_func *f,
     head = last;
   else
     total = last;
-  uint32_t name = sfdo_profile_intern (r->p, t.s, (size_t) (name_end - t.s));
+  uint32_t name;
+  rc = take_string (r, t.s, (size_t) (name_end - t.s), SFDO_STR_NAME, &name);
+  if (rc != SFDO_OK)
+    return rc;
   struct sfdo_prof_func *c
     = sfdo_prof_func_add_callsite (f, off, disc, name, 0);
   c->total = total;

@@ -43,7 +43,7 @@ compute:500000:80000
 main:1000:1
  3: 1000
 PROF
-cat > empty.txt </dev/null
+: > empty.txt
 
 # text -> binary -> text is byte-identical, and the writer is canonical
 "$P" convert --text a.txt -o canon.txt

@@ -801,6 +801,99 @@ test_names_with_colons_round_trip (void **state)
   sfdo_profile_free (q);
 }
 
+/* Where an awkward string goes in a one-function profile.  */
+enum awkward_place
+{
+  AT_FUNC, AT_FILE, AT_CALLEE, AT_TARGET, AT_ICALL, AT_BUILD_ID, AT_MODE,
+  AT_EVENT, AT_TOOL
+};
+
+static struct sfdo_profile *
+build_awkward (enum awkward_place at, const char *s)
+{
+  struct sfdo_profile *p = sfdo_profile_new ();
+  uint32_t id = S (p, s), f_id = S (p, "f");
+  struct sfdo_prof_func *f
+    = sfdo_profile_add_func (p, at == AT_FUNC ? id : f_id,
+                             at == AT_FILE ? id : 0);
+  f->total = 2;
+  struct sfdo_prof_line *l = sfdo_prof_func_add_line (f, 0, 0, 1);
+  if (at == AT_TARGET)
+    sfdo_prof_line_add_target (l, id, 1);
+  if (at == AT_ICALL)
+    sfdo_prof_func_add_value (f, 0, 0, SFDO_VALUE_ICALL, id, 1);
+  if (at == AT_CALLEE)
+    sfdo_prof_func_add_line (sfdo_prof_func_add_callsite (f, 1, 0, id, 0),
+                             0, 0, 1)->count = 1;
+  if (at == AT_BUILD_ID)
+    sfdo_profile_add_build_id (p, s);
+  if (at == AT_MODE)
+    sfdo_profile_add_mode (p, s);
+  if (at == AT_EVENT)
+    sfdo_profile_add_event (p, s, 1, 1);
+  if (at == AT_TOOL)
+    sfdo_profile_add_tool (p, s);
+  return p;
+}
+
+/* P written as text either is refused with an error, or reads back to the
+   same profile (its binary encodings are equal).  Returns 0 if neither.  */
+static int
+text_reads_back_or_is_refused (struct sfdo_profile *p)
+{
+  char *text = NULL;
+  size_t len, la, lb;
+  struct sfdo_profile *q = NULL;
+  struct sfdo_error err = no_error ();
+  FILE *f = open_memstream (&text, &len);
+  enum sfdo_errc rc = sfdo_profile_write (p, f, SFDO_PROF_TEXT, "m", &err);
+  fclose (f);
+  int ok = rc != SFDO_OK ? err.code == rc
+    : sfdo_profile_read_mem (text, len, "m", &q, &err) == SFDO_OK;
+  if (ok && q)
+    {
+      unsigned char *a = binary_of (p, &la), *b = binary_of (q, &lb);
+      ok = la == lb && memcmp (a, b, la) == 0;
+      free (a);
+      free (b);
+    }
+  if (!ok)
+    print_message ("not read back: %s\n%s\n", err.msg, text);
+  free (text);
+  sfdo_profile_free (q);
+  return ok;
+}
+
+/* The text encoding has no escapes: what it cannot hold, the writer must
+   refuse rather than write something that reads back differently.  */
+static void
+test_text_writer_never_writes_what_it_cannot_read (void **state)
+{
+  (void) state;
+  static const struct { enum awkward_place at; const char *s; } cases[] = {
+    { AT_FUNC, "" }, { AT_FUNC, "#f" }, { AT_FUNC, " f" },
+    { AT_FUNC, "f\nx:1:1" }, { AT_FUNC, "f\r" }, { AT_FILE, "a.c\r" },
+    { AT_FILE, "a\nb" }, { AT_CALLEE, "" }, { AT_CALLEE, "7up" },
+    { AT_CALLEE, "a b" }, { AT_CALLEE, "!g" }, { AT_TARGET, "" },
+    { AT_TARGET, "a b" }, { AT_ICALL, "a b" }, { AT_ICALL, "" },
+    { AT_BUILD_ID, "a b" }, { AT_BUILD_ID, "ab\r" }, { AT_MODE, "i p" },
+    { AT_EVENT, "a b" }, { AT_TOOL, "x\ny" },
+  };
+  int failures = 0;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      struct sfdo_profile *p = build_awkward (cases[i].at, cases[i].s);
+      if (!text_reads_back_or_is_refused (p))
+        {
+          print_message ("case %zu: place %d, string \"%s\"\n", i,
+                         cases[i].at, cases[i].s);
+          failures++;
+        }
+      sfdo_profile_free (p);
+    }
+  assert_int_equal (failures, 0);
+}
+
 static void
 test_strings_are_interned (void **state)
 {
@@ -1546,6 +1639,8 @@ test_binary_bad_magic_is_not_binary (void **state)
   assert_int_not_equal (sfdo_profile_read_mem (b, len, "bin", &p, &err),
                         SFDO_OK);
   assert_null (p);
+  /* Read as text: its first line is no function line.  */
+  assert_true (err.code == SFDO_E_BAD_MAGIC || err.line == 1);
   free (b);
 }
 
@@ -1739,6 +1834,7 @@ main (void)
     cmocka_unit_test (test_lazily_opened_binary_loads_everything),
     cmocka_unit_test (test_read_and_save_use_files),
     cmocka_unit_test (test_names_with_colons_round_trip),
+    cmocka_unit_test (test_text_writer_never_writes_what_it_cannot_read),
     cmocka_unit_test (test_strings_are_interned),
     cmocka_unit_test (test_format_example_fields_land_in_place),
     cmocka_unit_test (test_format_example_survives_binary),
