@@ -26,16 +26,19 @@ SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 
 PLUGIN_DIR := $(shell $(HOST_GCC) -print-file-name=plugin)
 
-COMMON_SRC  := common/error.c common/xalloc.c
+COMMON_SRC  := common/error.c common/xalloc.c common/u64map.c
 PROFILE_SRC := profiles/profile.c profiles/profile_text.c \
                profiles/profile_binary.c profiles/profile_ops.c \
                profiles/profile_io.c
 PERFDATA_SRC := $(wildcard perfdata/*.c)
-LIB_SRC     := $(COMMON_SRC) $(PROFILE_SRC) $(PERFDATA_SRC)
-LIB_HDR     := $(wildcard common/*.h profiles/*.h perfdata/*.h)
-LDLIBS      := -lzstd
+CONVERT_SRC := $(filter-out converter/sfdo_convert_main.c,$(wildcard converter/*.c))
+# One archive for every library module: a tool or the plugin pulls in only
+# the objects it uses (the plugin never needs libdw or Capstone).
+LIB_SRC     := $(COMMON_SRC) $(PROFILE_SRC) $(PERFDATA_SRC) $(CONVERT_SRC)
+LIB_HDR     := $(wildcard common/*.h profiles/*.h perfdata/*.h converter/*.h)
+LDLIBS      := -ldw -lelf -lcapstone -lzstd
 
-TOOLS   := $(B)/sfdo-profile
+TOOLS   := $(B)/sfdo-profile $(B)/sfdo-convert
 PLUGIN  := $(B)/samplefdo.so
 
 UNIT_SRC  := $(wildcard tests/unit/*/test_*.c)
@@ -70,6 +73,9 @@ $(B)/asan/obj/%.o: %.c $(LIB_HDR)
 
 # --- tools ------------------------------------------------------------------
 $(B)/sfdo-profile: profiles/sfdo_profile_main.c $(B)/libsfdo.a
+	$(CC) $(CFLAGS) $< $(B)/libsfdo.a $(LDLIBS) -o $@
+
+$(B)/sfdo-convert: converter/sfdo_convert_main.c $(B)/libsfdo.a
 	$(CC) $(CFLAGS) $< $(B)/libsfdo.a $(LDLIBS) -o $@
 
 # --- the GCC plugin (C++, GCC's own style) ---------------------------------

@@ -18,9 +18,9 @@ run_unit () {   # $1 = test binary
   local bin=$1 log="$log_dir/$(echo "$1" | tr / _).log" p f
   ASAN_OPTIONS=detect_leaks=1 "$bin" >"$log" 2>&1
   local rc=$?
-  p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n1)
-  f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n1)
-  p=${p:-0}; f=${f:-0}
+  # A binary may run several cmocka groups: add up their summaries.
+  p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
+  f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi   # crashed or sanitizer report
   passed=$((passed + p)); failed=$((failed + f))
   printf '%-44s %3d passed, %d failed\n' "$bin" "$p" "$f"

@@ -1,0 +1,242 @@
+/* converter/attribute.c - counts at addresses to source positions (see
+ * attribute.h).  */
+#include "attribute.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/xalloc.h"
+#include "../profiles/profile.h"
+
+void
+attr_init (struct attributor *at, struct sfdo_symtab *symtab,
+           struct sfdo_profile *p, enum sfdo_line_vote vote)
+{
+  memset (at, 0, sizeof *at);
+  at->symtab = symtab;
+  at->p = p;
+  at->vote = vote;
+}
+
+static uint64_t
+key_hash (const char *name, const char *file)
+{
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const char *s = name; *s; s++)
+    h = (h ^ (unsigned char) *s) * 0x100000001b3ull;
+  h = (h ^ 1) * 0x100000001b3ull;
+  for (const char *s = file ? file : ""; *s; s++)
+    h = (h ^ (unsigned char) *s) * 0x100000001b3ull;
+  return h == UINT64_MAX ? 0 : h;
+}
+
+/* The top-level profile of function NAME of FILE, created if new.  */
+static struct sfdo_prof_func *
+top_func (struct attributor *at, const char *name, const char *file)
+{
+  uint32_t name_id = sfdo_profile_intern_str (at->p, name);
+  uint32_t file_id = file ? sfdo_profile_intern_str (at->p, file) : 0;
+  for (uint64_t h = key_hash (name, file);; h = h + 1 == UINT64_MAX ? 0 : h + 1)
+    {
+      uint64_t *slot = sfdo_u64map_get (&at->tops, h);
+      if (!*slot)
+        {
+          sfdo_xgrow (&at->top, &at->cap_top, at->ntop + 1, sizeof *at->top);
+          at->top[at->ntop++] = sfdo_profile_add_func (at->p, name_id, file_id);
+          *slot = at->ntop;
+        }
+      struct sfdo_prof_func *f = at->top[*slot - 1];
+      if (f->name == name_id && f->file == file_id)
+        return f;
+    }
+}
+
+/* The inlined callee NAME of FILE at (OFFSET, DISC) of F.  */
+static struct sfdo_prof_func *
+callee_at (struct attributor *at, struct sfdo_prof_func *f, uint32_t offset,
+           uint32_t disc, const char *name, const char *file)
+{
+  uint32_t name_id = sfdo_profile_intern_str (at->p, name);
+  uint32_t file_id = file ? sfdo_profile_intern_str (at->p, file) : 0;
+  for (size_t i = 0; i < f->ncallsites; i++)
+    {
+      struct sfdo_prof_callsite *c = &f->callsites[i];
+      if (c->offset == offset && c->discriminator == disc
+          && c->callee->name == name_id && c->callee->file == file_id)
+        return c->callee;
+    }
+  return sfdo_prof_func_add_callsite (f, offset, disc, name_id, file_id);
+}
+
+/* Line offset of LINE in a function declared at DECL, or -1 if LINE comes
+   before it (code from another file, or wrong DWARF).  */
+static int64_t
+line_offset (uint32_t line, uint32_t decl)
+{
+  return line >= decl ? (int64_t) (line - decl) : -1;
+}
+
+/* The profile owning the source position at VADDR, and the position in
+   it; NULL if VADDR has no usable line.  */
+struct sfdo_prof_func *
+attr_owner (struct attributor *at, uint64_t vaddr, uint32_t *offset,
+          uint32_t *disc)
+{
+  const struct sfdo_frame *fr;
+  size_t n = sfdo_symtab_lookup (at->symtab, vaddr, &fr);
+  if (n == 0)
+    return NULL;
+  struct sfdo_prof_func *f = top_func (at, fr[0].function, fr[0].file);
+  for (size_t k = 0; k < n; k++)
+    {
+      int64_t off = line_offset (fr[k].line, fr[k].decl_line);
+      if (off < 0)
+        return NULL;
+      if (k + 1 == n)
+        {
+          *offset = (uint32_t) off;
+          *disc = fr[k].discriminator;
+          return f;
+        }
+      f = callee_at (at, f, (uint32_t) off, fr[k].discriminator,
+                     fr[k + 1].function, fr[k + 1].file);
+    }
+  return NULL;
+}
+
+static void
+add_vote (struct attributor *at, struct sfdo_prof_func *owner, uint32_t offset,
+          uint32_t disc, uint32_t target, uint64_t count)
+{
+  sfdo_xgrow (&at->votes, &at->cap_votes, at->nvotes + 1, sizeof *at->votes);
+  at->votes[at->nvotes++] = (struct attr_vote) { owner, offset, disc, target,
+                                                 count };
+}
+
+void
+attr_line (struct attributor *at, uint64_t vaddr, uint64_t count)
+{
+  uint32_t off = 0, disc = 0;
+  struct sfdo_prof_func *owner = attr_owner (at, vaddr, &off, &disc);
+  if (owner)
+    add_vote (at, owner, off, disc, 0, count);
+}
+
+void
+attr_call (struct attributor *at, uint64_t vaddr, const char *callee,
+           uint64_t count)
+{
+  uint32_t off = 0, disc = 0;
+  struct sfdo_prof_func *owner = attr_owner (at, vaddr, &off, &disc);
+  if (owner && count)
+    add_vote (at, owner, off, disc, sfdo_profile_intern_str (at->p, callee),
+              count);
+}
+
+void
+attr_value (struct attributor *at, uint64_t vaddr, uint32_t kind,
+            uint64_t value, uint64_t count)
+{
+  uint32_t off = 0, disc = 0;
+  struct sfdo_prof_func *owner = attr_owner (at, vaddr, &off, &disc);
+  if (owner && count)
+    sfdo_prof_func_add_value (owner, off, disc, kind, value, count);
+}
+
+const char *
+attr_function_name (struct attributor *at, uint64_t target)
+{
+  const struct sfdo_frame *fr;
+  uint64_t lo, hi;
+  if (sfdo_symtab_function_range (at->symtab, target, &lo, &hi) != 0
+      || lo != target || sfdo_symtab_lookup (at->symtab, target, &fr) == 0)
+    return NULL;
+  return fr[0].function;
+}
+
+struct sfdo_prof_func *
+attr_function_at (struct attributor *at, uint64_t entry)
+{
+  const struct sfdo_frame *fr;
+  if (!attr_function_name (at, entry)
+      || sfdo_symtab_lookup (at->symtab, entry, &fr) == 0)
+    return NULL;
+  return top_func (at, fr[0].function, fr[0].file);
+}
+
+/* --- Votes to lines --------------------------------------------------- */
+
+static int
+vote_cmp (const void *a, const void *b)
+{
+  const struct attr_vote *x = a, *y = b;
+  if (x->owner != y->owner)
+    return (uintptr_t) x->owner < (uintptr_t) y->owner ? -1 : 1;
+  if (x->offset != y->offset)
+    return x->offset < y->offset ? -1 : 1;
+  if (x->disc != y->disc)
+    return x->disc < y->disc ? -1 : 1;
+  return x->target < y->target ? -1 : x->target > y->target;
+}
+
+/* Turn the votes of one key, V[0..N), into a line count or a call count.
+   Calls add up (each is one call instruction run COUNT times); lines take
+   the max or mean of their instructions.  */
+static void
+settle (struct attributor *at, const struct attr_vote *v, size_t n)
+{
+  uint64_t sum = 0, max = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      sum = sfdo_sat_add (sum, v[i].count);
+      max = v[i].count > max ? v[i].count : max;
+    }
+  if (v->target)
+    {
+      struct sfdo_prof_line *l
+        = sfdo_prof_func_add_line (v->owner, v->offset, v->disc, 0);
+      sfdo_prof_line_add_target (l, v->target, sum);
+      return;
+    }
+  uint64_t count = at->vote == SFDO_LINE_MEAN ? sum / n : max;
+  sfdo_prof_func_add_line (v->owner, v->offset, v->disc, count);
+}
+
+static void
+settle_votes (struct attributor *at)
+{
+  if (at->nvotes > 1)
+    qsort (at->votes, at->nvotes, sizeof *at->votes, vote_cmp);
+  for (size_t i = 0, j; i < at->nvotes; i = j)
+    {
+      for (j = i + 1; j < at->nvotes && vote_cmp (&at->votes[i],
+                                                  &at->votes[j]) == 0;
+           j++)
+        ;
+      settle (at, &at->votes[i], j - i);
+    }
+}
+
+/* Total of F: its lines and, recursively, its inlinees.  */
+static uint64_t
+compute_totals (struct sfdo_prof_func *f)
+{
+  uint64_t total = 0;
+  for (size_t i = 0; i < f->nlines; i++)
+    total = sfdo_sat_add (total, f->lines[i].count);
+  for (size_t i = 0; i < f->ncallsites; i++)
+    total = sfdo_sat_add (total, compute_totals (f->callsites[i].callee));
+  f->total = total;
+  return total;
+}
+
+void
+attr_finish (struct attributor *at)
+{
+  settle_votes (at);
+  for (size_t i = 0; i < at->ntop; i++)
+    compute_totals (at->top[i]);
+  free (at->votes);
+  free (at->top);
+  sfdo_u64map_release (&at->tops);
+}

@@ -1,0 +1,62 @@
+/* converter/attribute.h - putting counts at source positions.
+ *
+ * Stage 2 of the pipeline, shared by the IP-only and LBR builders: a count
+ * measured at an instruction address goes, through the address's inline
+ * stack, to a (function, line offset, discriminator) of the profile.
+ * Several instructions of one position vote (max or mean, see
+ * convert.h); call counts add up; then totals are summed bottom-up.  */
+#ifndef SFDO_CONVERTER_ATTRIBUTE_H
+#define SFDO_CONVERTER_ATTRIBUTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/u64map.h"
+#include "convert.h"
+#include "symtab.h"
+
+struct sfdo_prof_func;
+
+struct attr_vote {
+  struct sfdo_prof_func *owner;
+  uint32_t offset, disc;
+  uint32_t target;              /* callee name id of a call; 0 for a line */
+  uint64_t count;
+};
+
+struct attributor {
+  struct sfdo_symtab *symtab;
+  struct sfdo_profile *p;
+  enum sfdo_line_vote vote;
+  struct sfdo_u64map tops;      /* hash of (name, file) -> top index + 1 */
+  struct sfdo_prof_func **top;
+  size_t ntop, cap_top;
+  struct attr_vote *votes;
+  size_t nvotes, cap_votes;
+};
+
+void attr_init (struct attributor *at, struct sfdo_symtab *symtab,
+                struct sfdo_profile *p, enum sfdo_line_vote vote);
+/* The profile owning the source position of VADDR and the position in it
+   (*OFFSET, *DISC); NULL if VADDR has no usable line.  */
+struct sfdo_prof_func *attr_owner (struct attributor *at, uint64_t vaddr,
+                                   uint32_t *offset, uint32_t *disc);
+/* The top-level profile of the function whose entry is at ENTRY, or NULL
+   if ENTRY is not a function's first address.  */
+struct sfdo_prof_func *attr_function_at (struct attributor *at,
+                                         uint64_t entry);
+/* The linkage name of the function entered at ENTRY, or NULL.  */
+const char *attr_function_name (struct attributor *at, uint64_t entry);
+/* Instruction VADDR ran COUNT times.  */
+void attr_line (struct attributor *at, uint64_t vaddr, uint64_t count);
+/* The call at VADDR went COUNT times to CALLEE (a linkage name).  */
+void attr_call (struct attributor *at, uint64_t vaddr, const char *callee,
+                uint64_t count);
+/* At the instruction VADDR, value VALUE (a string id for
+   SFDO_VALUE_ICALL) was seen COUNT times.  */
+void attr_value (struct attributor *at, uint64_t vaddr, uint32_t kind,
+                 uint64_t value, uint64_t count);
+/* Settle the votes into the profile, sum totals, release AT.  */
+void attr_finish (struct attributor *at);
+
+#endif

@@ -1,0 +1,196 @@
+/* converter/build_ip.c - IP-only samples to source-line counts.
+ *
+ * For each function with samples: decode it into basic blocks, give each
+ * block the summed weight of its instructions divided by their number
+ * (Chen et al.: this cancels skid and stall aggregation), and give every
+ * instruction its block's count (attribute.h takes it to its source
+ * position).  A direct call runs as often as its block; a function is
+ * entered as often as its entry block runs.  */
+#include "convert_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/xalloc.h"
+#include "attribute.h"
+
+/* Every instruction of block BL ran COUNT times, and so did a direct call
+   among them.  */
+static void
+vote_block (struct attributor *at, const struct sfdo_func_blocks *fb,
+            const struct sfdo_block *bl, uint64_t count)
+{
+  for (uint32_t i = 0; i < bl->ninsns; i++)
+    {
+      uint64_t a = fb->insn_addrs[bl->first_insn + i];
+      uint64_t target = fb->call_targets[bl->first_insn + i];
+      const char *callee = target ? attr_function_name (at, target) : NULL;
+      attr_line (at, a, count);
+      if (callee)
+        attr_call (at, a, callee, count);
+    }
+}
+
+/* Count the blocks of function [LO, HI) from the weights at KEYS[0..N)
+   and vote for its lines; returns the head count.  */
+static uint64_t
+build_function (struct attributor *at, struct binary *b,
+                struct sfdo_decoder *dec, uint64_t lo, uint64_t hi,
+                const uint64_t *keys, size_t n)
+{
+  const uint8_t *code;
+  size_t len;
+  if (sfdo_symtab_code (b->symtab, lo, &code, &len) != 0)
+    return 0;
+  struct sfdo_func_blocks fb;
+  sfdo_decode_function (dec, code, len, lo, hi, &fb);
+  uint64_t *weight = (uint64_t *) sfdo_xcalloc (fb.nblocks + 1, sizeof *weight);
+  for (size_t i = 0; i < n; i++)
+    {
+      ptrdiff_t k = sfdo_func_blocks_find (&fb, keys[i]);
+      if (k >= 0)
+        weight[k] = sfdo_sat_add (weight[k],
+                                  *sfdo_u64map_find (&b->weights, keys[i]));
+    }
+  uint64_t head = 0, min_nonzero = 0;
+  for (size_t k = 0; k < fb.nblocks; k++)
+    {
+      uint64_t count = weight[k] / fb.blocks[k].ninsns;
+      if (count && (!min_nonzero || count < min_nonzero))
+        min_nonzero = count;
+      if (k == 0)
+        head = count;
+      vote_block (at, &fb, &fb.blocks[k], count);
+    }
+  free (weight);
+  sfdo_func_blocks_release (&fb);
+  /* A function that ran was entered: a short entry block may simply have
+     caught no sample.  */
+  return head ? head : min_nonzero;
+}
+
+/* --- Indirect calls, from callchains ------------------------------------- */
+
+struct call_pair {
+  uint64_t ret, callee;
+  uint64_t weight;
+};
+
+static int
+call_pair_cmp (const void *x, const void *y)
+{
+  const struct call_pair *p = x, *q = y;
+  if (p->ret != q->ret)
+    return p->ret < q->ret ? -1 : 1;
+  return p->callee < q->callee ? -1 : p->callee > q->callee;
+}
+
+/* The count of the block of instruction I of FB, from the sample weights
+   of binary B.  */
+static uint64_t
+block_count_at (const struct binary *b, const struct sfdo_func_blocks *fb,
+                size_t i)
+{
+  ptrdiff_t k = sfdo_func_blocks_find (fb, fb->insn_addrs[i]);
+  if (k < 0)
+    return 0;
+  const struct sfdo_block *bl = &fb->blocks[k];
+  uint64_t sum = 0;
+  for (uint32_t j = 0; j < bl->ninsns; j++)
+    {
+      uint64_t *w = sfdo_u64map_find (&b->weights,
+                                      fb->insn_addrs[bl->first_insn + j]);
+      sum = sfdo_sat_add (sum, w ? *w : 0);
+    }
+  return sum / bl->ninsns;
+}
+
+/* The indirect call returning to P[0].ret ran as often as its block; split
+   that count among the callees seen in callchains, P[0..N), by weight.  */
+static void
+split_indirect_call (struct attributor *at, struct binary *b,
+                     struct sfdo_decoder *dec, const struct call_pair *p,
+                     size_t n)
+{
+  uint64_t lo, hi;
+  const uint8_t *code;
+  size_t len;
+  if (sfdo_symtab_function_range (b->symtab, p->ret - 1, &lo, &hi) != 0
+      || sfdo_symtab_code (b->symtab, lo, &code, &len) != 0)
+    return;
+  struct sfdo_func_blocks fb;
+  sfdo_decode_function (dec, code, len, lo, hi, &fb);
+  size_t i = sfdo_func_blocks_insn_from (&fb, p->ret);
+  if (i > 0 && i <= fb.ninsns && fb.kinds[i - 1] == SFDO_INSN_CALL
+      && !fb.call_targets[i - 1])
+    {
+      uint64_t count = block_count_at (b, &fb, i - 1), total = 0;
+      for (size_t k = 0; k < n; k++)
+        total = sfdo_sat_add (total, p[k].weight);
+      for (size_t k = 0; k < n && total; k++)
+        {
+          uint64_t flo, fhi;
+          const char *name
+            = sfdo_symtab_function_range (b->symtab, p[k].callee, &flo, &fhi)
+              == 0 ? attr_function_name (at, flo) : NULL;
+          uint64_t share = (uint64_t) ((double) count * (double) p[k].weight
+                                       / (double) total);
+          if (!name || !share)
+            continue;
+          attr_call (at, fb.insn_addrs[i - 1], name, share);
+          attr_value (at, fb.insn_addrs[i - 1], SFDO_VALUE_ICALL,
+                      sfdo_profile_intern_str (at->p, name), share);
+        }
+    }
+  sfdo_func_blocks_release (&fb);
+}
+
+static void
+add_indirect_calls (struct attributor *at, struct binary *b,
+                    struct sfdo_decoder *dec)
+{
+  struct call_pair *p
+    = (struct call_pair *) sfdo_xmalloc ((b->calls.n + 1) * sizeof *p);
+  size_t n = 0;
+  for (size_t i = 0; i < b->calls.cap; i++)
+    if (b->calls.a[i] != UINT64_MAX)
+      p[n++] = (struct call_pair) { b->calls.a[i], b->calls.b[i],
+                                    b->calls.vals[i].weight };
+  qsort (p, n, sizeof *p, call_pair_cmp);
+  for (size_t i = 0, j; i < n; i = j)
+    {
+      for (j = i + 1; j < n && p[j].ret == p[i].ret; j++)
+        ;
+      split_indirect_call (at, b, dec, p + i, j - i);
+    }
+  free (p);
+}
+
+void
+sfdo_build_ip_profile (struct sfdo_converter *cv, struct binary *b,
+                       struct sfdo_decoder *dec, struct sfdo_profile *p)
+{
+  struct attributor at;
+  attr_init (&at, b->symtab, p, cv->opts.vote);
+  uint64_t *keys = sfdo_u64map_sorted_keys (&b->weights);
+  size_t n = b->weights.n;
+  for (size_t i = 0, j; i < n; i = j)
+    {
+      uint64_t lo, hi;
+      j = i + 1;
+      if (sfdo_symtab_function_range (b->symtab, keys[i], &lo, &hi) != 0)
+        {
+          cv->stats.no_line++;
+          continue;
+        }
+      while (j < n && keys[j] < hi)
+        j++;
+      uint64_t head = build_function (&at, b, dec, lo, hi, keys + i, j - i);
+      struct sfdo_prof_func *f = attr_function_at (&at, lo);
+      if (f)
+        f->head = sfdo_sat_add (f->head, head);
+    }
+  add_indirect_calls (&at, b, dec);
+  attr_finish (&at);
+  free (keys);
+}

@@ -1,0 +1,144 @@
+/* converter/build_lbr.c - branch stacks to source-line counts.
+ *
+ * Every straight run [begin, end] seen between two taken branches ran once
+ * per sighting: its instructions get its weight (a difference array over
+ * each function's instructions makes that linear).  A taken branch whose
+ * source is a call is a call edge; an indirect one also feeds the
+ * indirect-call target histogram; a call or jump into a function's entry
+ * from elsewhere enters it (its head count).  */
+#include "convert_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/xalloc.h"
+#include "attribute.h"
+
+struct lbr_func {
+  struct sfdo_func_blocks fb;
+  int64_t *diff;                /* ninsns + 1 entries */
+  uint64_t head;
+};
+
+struct lbr_builder {
+  struct sfdo_converter *cv;
+  struct binary *b;
+  struct sfdo_decoder *dec;
+  struct attributor at;
+  struct sfdo_u64map by_entry;  /* function entry -> index + 1 */
+  struct lbr_func *funcs;
+  size_t nfuncs, cap_funcs;
+};
+
+/* The decoded function holding VADDR, decoded on first use; NULL if
+   VADDR is in no function with code.  */
+static struct lbr_func *
+func_of (struct lbr_builder *lb, uint64_t vaddr)
+{
+  uint64_t lo, hi;
+  const uint8_t *code;
+  size_t len;
+  if (sfdo_symtab_function_range (lb->b->symtab, vaddr, &lo, &hi) != 0)
+    return NULL;
+  uint64_t *slot = sfdo_u64map_get (&lb->by_entry, lo);
+  if (*slot)
+    return &lb->funcs[*slot - 1];
+  if (sfdo_symtab_code (lb->b->symtab, lo, &code, &len) != 0)
+    return NULL;
+  sfdo_xgrow (&lb->funcs, &lb->cap_funcs, lb->nfuncs + 1, sizeof *lb->funcs);
+  struct lbr_func *f = &lb->funcs[lb->nfuncs++];
+  memset (f, 0, sizeof *f);
+  sfdo_decode_function (lb->dec, code, len, lo, hi, &f->fb);
+  f->diff = (int64_t *) sfdo_xcalloc (f->fb.ninsns + 1, sizeof *f->diff);
+  *slot = lb->nfuncs;
+  return f;
+}
+
+static void
+add_range (struct lbr_builder *lb, uint64_t begin, uint64_t end, uint64_t w)
+{
+  struct lbr_func *f = func_of (lb, begin);
+  if (!f || end >= f->fb.hi)
+    {
+      lb->cv->stats.lbr_ranges_dropped++;
+      return;
+    }
+  size_t first = sfdo_func_blocks_insn_from (&f->fb, begin);
+  size_t last = sfdo_func_blocks_insn_from (&f->fb, end + 1);
+  if (first >= last)
+    return;
+  f->diff[first] += (int64_t) w;
+  f->diff[last] -= (int64_t) w;
+}
+
+static void
+add_branch (struct lbr_builder *lb, uint64_t from, uint64_t to, uint64_t w)
+{
+  struct lbr_func *src = func_of (lb, from);
+  ptrdiff_t k = src ? sfdo_func_blocks_insn (&src->fb, from) : -1;
+  if (k < 0)
+    return;
+  uint8_t kind = src->fb.kinds[k];
+  const char *callee = attr_function_name (&lb->at, to);
+  if (kind == SFDO_INSN_CALL && callee)
+    {
+      attr_call (&lb->at, from, callee, w);
+      if (!src->fb.call_targets[k])
+        attr_value (&lb->at, from, SFDO_VALUE_ICALL,
+                    sfdo_profile_intern_str (lb->at.p, callee), w);
+    }
+  /* Entering a function: a call, or a tail call from another function.  */
+  if (callee && (kind == SFDO_INSN_CALL
+                 || (kind == SFDO_INSN_JUMP && src->fb.lo != to)))
+    {
+      struct lbr_func *dst = func_of (lb, to);
+      if (dst)
+        dst->head = sfdo_sat_add (dst->head, w);
+    }
+}
+
+/* Give every instruction of F its count; returns the entry's count.  */
+static uint64_t
+settle_function (struct lbr_builder *lb, struct lbr_func *f)
+{
+  int64_t running = 0;
+  uint64_t entry = 0;
+  for (size_t i = 0; i < f->fb.ninsns; i++)
+    {
+      running += f->diff[i];
+      uint64_t count = running > 0 ? (uint64_t) running : 0;
+      if (i == 0)
+        entry = count;
+      attr_line (&lb->at, f->fb.insn_addrs[i], count);
+    }
+  return entry;
+}
+
+void
+sfdo_build_lbr_profile (struct sfdo_converter *cv, struct binary *b,
+                        struct sfdo_decoder *dec, struct sfdo_profile *p)
+{
+  struct lbr_builder lb = { .cv = cv, .b = b, .dec = dec };
+  attr_init (&lb.at, b->symtab, p, cv->opts.vote);
+  for (size_t i = 0; i < b->ranges.cap; i++)
+    if (b->ranges.a[i] != UINT64_MAX)
+      add_range (&lb, b->ranges.a[i], b->ranges.b[i],
+                 b->ranges.vals[i].weight);
+  for (size_t i = 0; i < b->branches.cap; i++)
+    if (b->branches.a[i] != UINT64_MAX)
+      add_branch (&lb, b->branches.a[i], b->branches.b[i],
+                  b->branches.vals[i].weight);
+  for (size_t i = 0; i < lb.nfuncs; i++)
+    {
+      struct lbr_func *f = &lb.funcs[i];
+      uint64_t entry = settle_function (&lb, f);
+      struct sfdo_prof_func *pf = attr_function_at (&lb.at, f->fb.lo);
+      if (pf)
+        pf->head = sfdo_sat_add (pf->head, f->head ? f->head : entry);
+      sfdo_func_blocks_release (&f->fb);
+      free (f->diff);
+    }
+  attr_finish (&lb.at);
+  free (lb.funcs);
+  sfdo_u64map_release (&lb.by_entry);
+}

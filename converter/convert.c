@@ -1,0 +1,657 @@
+/* converter/convert.c - reading perf.data records into per-address
+ * weights (see convert.h).  */
+#include "convert_int.h"
+
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/xalloc.h"
+
+/* perf_event_attr.type and config values used to rank events.  */
+#define PERF_TYPE_HARDWARE 0
+#define PERF_TYPE_SOFTWARE 1
+#define PERF_COUNT_HW_CPU_CYCLES 0
+#define PERF_COUNT_HW_INSTRUCTIONS 1
+#define PERF_RECORD_MISC_USER 2
+#define PERF_RECORD_MISC_GUEST_USER 5
+
+static void
+free_binaries (struct sfdo_converter *cv)
+{
+  for (size_t i = 0; i < cv->nbinaries; i++)
+    {
+      free (cv->binaries[i].path);
+      free (cv->binaries[i].real);
+      sfdo_symtab_free (cv->binaries[i].symtab);
+      sfdo_u64map_release (&cv->binaries[i].weights);
+      sfdo_pairmap_release (&cv->binaries[i].ranges);
+      sfdo_pairmap_release (&cv->binaries[i].branches);
+      sfdo_pairmap_release (&cv->binaries[i].calls);
+      sfdo_u64map_release (&cv->binaries[i].site_index);
+      free (cv->binaries[i].sites);
+      for (int k = 0; k < SFDO_VALUE_NKINDS; k++)
+        sfdo_pairmap_release (&cv->binaries[i].values[k]);
+    }
+  free (cv->binaries);
+}
+
+void
+sfdo_converter_free (struct sfdo_converter *cv)
+{
+  if (!cv)
+    return;
+  free_binaries (cv);
+  for (size_t i = 0; i < cv->nfiles; i++)
+    free (cv->files[i].name);
+  free (cv->files);
+  free (cv->event_name);
+  free (cv->deferred);
+  sfdo_decoder_free (cv->decoder);
+  sfdo_procmap_free (cv->procmap);
+  free (cv);
+}
+
+enum sfdo_errc
+sfdo_converter_new (const struct sfdo_convert_opts *opts,
+                    const char *const *paths, size_t n,
+                    struct sfdo_converter **out, struct sfdo_error *err)
+{
+  struct sfdo_converter *cv
+    = (struct sfdo_converter *) sfdo_xcalloc (1, sizeof *cv);
+  cv->opts = *opts;
+  cv->procmap = sfdo_procmap_new ();
+  cv->binaries = (struct binary *) sfdo_xcalloc (n + 1, sizeof *cv->binaries);
+  for (size_t i = 0; i < n; i++, cv->nbinaries++)
+    {
+      struct binary *b = &cv->binaries[i];
+      char buf[PATH_MAX];
+      b->path = sfdo_xstrndup (paths[i], strlen (paths[i]));
+      b->real = realpath (paths[i], buf)
+                ? sfdo_xstrndup (buf, strlen (buf))
+                : sfdo_xstrndup (paths[i], strlen (paths[i]));
+      const char *slash = strrchr (b->path, '/');
+      b->base = slash ? slash + 1 : b->path;
+      enum sfdo_errc rc = sfdo_symtab_open (paths[i], &b->symtab, err);
+      if (rc != SFDO_OK)
+        {
+          cv->nbinaries++;
+          sfdo_converter_free (cv);
+          *out = NULL;
+          return rc;
+        }
+    }
+  /* Value sites are decoded while reading; a binary we cannot decode
+     simply yields no values here (build reports it).  */
+  if (n && sfdo_decoder_new (sfdo_symtab_machine (cv->binaries[0].symtab),
+                             &cv->decoder, NULL) != SFDO_OK)
+    cv->decoder = NULL;
+  *out = cv;
+  return SFDO_OK;
+}
+
+const struct sfdo_convert_stats *
+sfdo_converter_stats (const struct sfdo_converter *cv)
+{
+  return &cv->stats;
+}
+
+/* --- Which file is which binary ---------------------------------------- */
+
+static const char *
+base_of (const char *path)
+{
+  const char *slash = strrchr (path, '/');
+  return slash ? slash + 1 : path;
+}
+
+/* The binary recorded as NAME: the same real path, else the same base
+   name (the recording may come from another machine); -1 if none.  */
+static int
+binary_of_name (const struct sfdo_converter *cv, const char *name)
+{
+  for (size_t i = 0; i < cv->nbinaries; i++)
+    if (strcmp (cv->binaries[i].real, name) == 0)
+      return (int) i;
+  for (size_t i = 0; i < cv->nbinaries; i++)
+    if (strcmp (cv->binaries[i].base, base_of (name)) == 0)
+      return (int) i;
+  return -1;
+}
+
+static void
+hex (const uint8_t *id, size_t n, char *out)
+{
+  for (size_t i = 0; i < n; i++)
+    snprintf (out + 2 * i, 3, "%02x", id[i]);
+}
+
+/* The binary whose build-id is the SIZE bytes at ID, or -1.  perf pads
+   build-ids to 20 bytes with zeros, so compare the binary's length.  */
+static int
+binary_of_build_id (const struct sfdo_converter *cv, const uint8_t *id,
+                    size_t size)
+{
+  char got[41];
+  hex (id, size <= 20 ? size : 20, got);
+  for (size_t i = 0; i < cv->nbinaries; i++)
+    {
+      const char *want = sfdo_symtab_build_id (cv->binaries[i].symtab);
+      if (*want && strncmp (got, want, strlen (want)) == 0)
+        return (int) i;
+    }
+  return -1;
+}
+
+/* Which binary the mapped file M is: by its real path, by the build-id the
+   recording gives for it, else by its base name; -1 if none.  */
+static int
+binary_of_mapping (const struct sfdo_converter *cv, struct sfdo_perfdata *pd,
+                   const struct sfdo_perfdata_mmap *m)
+{
+  for (size_t i = 0; i < cv->nbinaries; i++)
+    if (strcmp (cv->binaries[i].real, m->filename) == 0)
+      return (int) i;
+  int k = -1;
+  if (m->has_build_id)
+    k = binary_of_build_id (cv, m->build_id, m->build_id_size);
+  for (size_t i = 0; k < 0 && i < sfdo_perfdata_nbuild_ids (pd); i++)
+    {
+      const struct sfdo_perfdata_build_id *bid = sfdo_perfdata_build_id (pd, i);
+      if (bid->filename && strcmp (bid->filename, m->filename) == 0)
+        k = binary_of_build_id (cv, bid->id, bid->size);
+    }
+  /* A name match whose build-id differs is refused by check_build_ids,
+     unless --force.  */
+  return k >= 0 ? k : binary_of_name (cv, m->filename);
+}
+
+static uint32_t
+file_id (struct sfdo_converter *cv, struct sfdo_perfdata *pd,
+         const struct sfdo_perfdata_mmap *m)
+{
+  for (size_t i = cv->nfiles; i-- > 0;)
+    if (strcmp (cv->files[i].name, m->filename) == 0)
+      return (uint32_t) i;
+  sfdo_xgrow (&cv->files, &cv->cap_files, cv->nfiles + 1, sizeof *cv->files);
+  cv->files[cv->nfiles].name = sfdo_xstrndup (m->filename,
+                                              strlen (m->filename));
+  cv->files[cv->nfiles].binary = binary_of_mapping (cv, pd, m);
+  return (uint32_t) cv->nfiles++;
+}
+
+/* Compare the build-ids perf.data recorded for our binaries with theirs.
+   perf pads 20-byte build-ids with zeros, so compare the binary's length.  */
+static enum sfdo_errc
+check_build_ids (struct sfdo_converter *cv, struct sfdo_perfdata *pd,
+                 struct sfdo_error *err)
+{
+  for (size_t i = 0; i < sfdo_perfdata_nbuild_ids (pd); i++)
+    {
+      const struct sfdo_perfdata_build_id *bid = sfdo_perfdata_build_id (pd, i);
+      int k = bid->filename ? binary_of_name (cv, bid->filename) : -1;
+      if (k < 0)
+        continue;
+      struct binary *b = &cv->binaries[k];
+      const char *want = sfdo_symtab_build_id (b->symtab);
+      char got[41];
+      hex (bid->id, bid->size <= 20 ? bid->size : 20, got);
+      b->build_id_checked = 1;
+      if (*want && strncmp (got, want, strlen (want)) != 0 && !cv->opts.force)
+        return sfdo_error_set (err, SFDO_E_MALFORMED, b->path, SFDO_NO_OFFSET,
+                               0, 0,
+                               "build-id %s differs from the %s recorded for "
+                               "%s: the profile would describe another build "
+                               "(use --force to convert anyway)",
+                               want, got, bid->filename);
+    }
+  return SFDO_OK;
+}
+
+/* --- Choosing the event counted ------------------------------------------ */
+
+/* Higher is better: retired instructions count executions directly;
+   cycles and clocks measure time.  */
+static int
+event_rank (const struct sfdo_perfdata_attr *a)
+{
+  if (a->sample_type & SFDO_PERFDATA_S_BRANCH_STACK)
+    return 5;
+  if (a->name && (strstr (a->name, "INST_RETIRED")
+                  || strncmp (a->name, "instructions", 12) == 0))
+    return 4;
+  if (a->type == PERF_TYPE_HARDWARE && a->config == PERF_COUNT_HW_INSTRUCTIONS)
+    return 4;
+  if (a->type == PERF_TYPE_HARDWARE && a->config == PERF_COUNT_HW_CPU_CYCLES)
+    return 3;
+  if (a->type == PERF_TYPE_SOFTWARE && a->config <= 1)
+    return 2;
+  return 1;
+}
+
+static void
+choose_event (struct sfdo_converter *cv, struct sfdo_perfdata *pd)
+{
+  for (size_t i = 0; i < sfdo_perfdata_nattrs (pd); i++)
+    {
+      const struct sfdo_perfdata_attr *a = sfdo_perfdata_attr (pd, i);
+      if (!cv->event || event_rank (a) > event_rank (cv->event))
+        cv->event = a;
+    }
+}
+
+/* --- The record walk ------------------------------------------------------ */
+
+/* The binary and virtual address of IP in PID, or NULL.  */
+static struct binary *
+resolve (struct sfdo_converter *cv, uint32_t pid, uint64_t ip,
+         uint64_t *vaddr)
+{
+  uint32_t fid;
+  uint64_t offset;
+  if (sfdo_procmap_resolve (cv->procmap, pid, ip, cv->last_time, &fid,
+                            &offset) != 0
+      || cv->files[fid].binary < 0)
+    return NULL;
+  struct binary *b = &cv->binaries[cv->files[fid].binary];
+  return sfdo_symtab_offset_to_vaddr (b->symtab, offset, vaddr) == 0 ? b
+                                                                     : NULL;
+}
+
+/* Tally the branch stack of S (newest entry first), each entry weighing
+   its share W of the sample's period: every taken branch, and every
+   straight run from one branch's target to the next branch's source.  */
+static void
+take_branch_stack (struct sfdo_converter *cv,
+                   const struct sfdo_perfdata_sample *s, uint64_t w)
+{
+  const struct sfdo_perfdata_branch *br = s->branches;
+  struct sfdo_convert_stats *st = &cv->stats;
+  st->lbr_samples++;
+  for (uint64_t i = 0; i < s->branch_nr; i++)
+    {
+      uint64_t from, to;
+      struct binary *bf = resolve (cv, s->pid, br[i].from, &from);
+      struct binary *bt = resolve (cv, s->pid, br[i].to, &to);
+      st->lbr_branches++;
+      if (!bf || bf != bt)
+        {
+          st->lbr_branches_dropped++;
+          continue;
+        }
+      struct sfdo_pairval *v = sfdo_pairmap_get (&bf->branches, from, to);
+      v->count++;
+      v->weight = sfdo_sat_add (v->weight, w);
+    }
+  for (uint64_t i = 1; i < s->branch_nr; i++)
+    {
+      uint64_t begin, end;
+      struct binary *bb = resolve (cv, s->pid, br[i].to, &begin);
+      struct binary *be = resolve (cv, s->pid, br[i - 1].from, &end);
+      st->lbr_ranges++;
+      if (!bb || bb != be || end < begin || end - begin >= SFDO_MAX_RANGE)
+        {
+          st->lbr_ranges_dropped++;
+          continue;
+        }
+      struct sfdo_pairval *v = sfdo_pairmap_get (&bb->ranges, begin, end);
+      v->count++;
+      v->weight = sfdo_sat_add (v->weight, w);
+    }
+}
+
+/* perf marks where kernel, user and guest parts of a callchain begin with
+   these values (PERF_CONTEXT_*), all at or above this one.  */
+#define PERF_CONTEXT_MAX ((uint64_t) -4095)
+
+/* Tally each (return address, callee address) pair of S's callchain, so
+   indirect calls learn their targets.  Pairs crossing binaries are left
+   out: a call through the PLT lands in another file.  */
+static void
+take_callchain (struct sfdo_converter *cv,
+                const struct sfdo_perfdata_sample *s, uint64_t w)
+{
+  uint64_t callee = 0;
+  struct binary *callee_bin = NULL;
+  for (uint64_t i = 0; i < s->callchain_nr; i++)
+    {
+      uint64_t ip = s->callchain[i], vaddr;
+      if (ip >= PERF_CONTEXT_MAX)
+        continue;
+      struct binary *b = resolve (cv, s->pid, ip, &vaddr);
+      if (b && b == callee_bin)
+        {
+          struct sfdo_pairval *v = sfdo_pairmap_get (&b->calls, vaddr, callee);
+          v->count++;
+          v->weight = sfdo_sat_add (v->weight, w);
+        }
+      callee = vaddr;
+      callee_bin = b;
+    }
+}
+
+static uint64_t
+sample_period (const struct sfdo_converter *cv,
+               const struct sfdo_perfdata_sample *s)
+{
+  if ((s->fields & SFDO_PERFDATA_S_PERIOD) && s->period)
+    return s->period;
+  if (cv->event && !cv->event->freq && cv->event->sample_period)
+    return cv->event->sample_period;
+  return 1;
+}
+
+/* The binary and virtual address of offset OFFSET of mapped file FID;
+   NULL (counted) if it is not a given binary or not loaded from it.  */
+static struct binary *
+binary_at (struct sfdo_converter *cv, uint32_t fid, uint64_t offset,
+           uint64_t *vaddr)
+{
+  int k = cv->files[fid].binary;
+  if (k < 0)
+    {
+      cv->stats.other_file++;
+      return NULL;
+    }
+  struct binary *b = &cv->binaries[k];
+  if (sfdo_symtab_offset_to_vaddr (b->symtab, offset, vaddr) != 0)
+    {
+      cv->stats.no_line++;
+      return NULL;
+    }
+  return b;
+}
+
+/* perf writes each CPU's buffer in turn, so a sample can come before the
+   mmap of its code in the file.  Such samples wait (their IP and weight
+   only) until every mmap has been seen.  */
+#define MAX_DEFERRED (1u << 24)
+
+static void
+defer_sample (struct sfdo_converter *cv, uint32_t pid, uint64_t ip,
+              uint64_t time, uint64_t weight)
+{
+  if (cv->ndeferred >= MAX_DEFERRED)
+    {
+      cv->stats.unmapped++;
+      return;
+    }
+  sfdo_xgrow (&cv->deferred, &cv->cap_deferred, cv->ndeferred + 1,
+              sizeof *cv->deferred);
+  cv->deferred[cv->ndeferred++]
+    = (struct deferred_sample) { pid, ip, time, weight };
+}
+
+static void
+take_deferred (struct sfdo_converter *cv)
+{
+  for (size_t i = 0; i < cv->ndeferred; i++)
+    {
+      const struct deferred_sample *d = &cv->deferred[i];
+      uint32_t fid;
+      uint64_t offset, vaddr;
+      struct binary *b = NULL;
+      if (sfdo_procmap_resolve (cv->procmap, d->pid, d->ip, d->time, &fid,
+                                &offset) != 0)
+        cv->stats.unmapped++;
+      else
+        b = binary_at (cv, fid, offset, &vaddr);
+      if (!b)
+        continue;
+      uint64_t *w = sfdo_u64map_get (&b->weights, vaddr);
+      *w = sfdo_sat_add (*w, d->weight);
+      cv->event_samples++;
+      cv->stats.used++;
+    }
+  cv->ndeferred = 0;
+}
+
+static void
+take_sample (struct sfdo_converter *cv, const struct sfdo_perfdata_record *r,
+             uint64_t time)
+{
+  const struct sfdo_perfdata_sample *s = &r->u.sample;
+  unsigned mode = r->misc & SFDO_PERFDATA_MISC_CPUMODE_MASK;
+  cv->stats.samples++;
+  if (s->fields & SFDO_PERFDATA_S_CALLCHAIN)
+    cv->stats.callchains++;
+  if (r->attr && r->attr != cv->event)
+    {
+      cv->stats.other_event++;
+      return;
+    }
+  if (mode != PERF_RECORD_MISC_USER && mode != PERF_RECORD_MISC_GUEST_USER)
+    {
+      cv->stats.kernel++;
+      return;
+    }
+  if ((s->fields & SFDO_PERFDATA_S_BRANCH_STACK) && s->branch_nr)
+    {
+      uint64_t period = sample_period (cv, s);
+      take_branch_stack (cv, s, period / s->branch_nr ? period / s->branch_nr
+                                                      : 1);
+      cv->event_samples++;
+      cv->stats.used++;
+      return;
+    }
+  uint32_t fid;
+  uint64_t offset, vaddr;
+  if (sfdo_procmap_resolve (cv->procmap, s->pid, s->ip, time, &fid, &offset)
+      != 0)
+    {
+      defer_sample (cv, s->pid, s->ip, time, sample_period (cv, s));
+      return;
+    }
+  struct binary *b = binary_at (cv, fid, offset, &vaddr);
+  if (!b)
+    return;
+  uint64_t *w = sfdo_u64map_get (&b->weights, vaddr);
+  *w = sfdo_sat_add (*w, sample_period (cv, s));
+  if (s->fields & (SFDO_PERFDATA_S_REGS_USER | SFDO_PERFDATA_S_REGS_INTR))
+    sfdo_values_take (cv, b, vaddr, s, r->attr, sample_period (cv, s));
+  if (s->fields & SFDO_PERFDATA_S_CALLCHAIN)
+    take_callchain (cv, s, sample_period (cv, s));
+  cv->event_samples++;
+  cv->stats.used++;
+}
+
+/* Keep what the profile header says of the event counted.  */
+static void
+remember_event (struct sfdo_converter *cv, const struct sfdo_perfdata_attr *a)
+{
+  char name[64];
+  if (!a->name)
+    snprintf (name, sizeof name, "%s:%llu",
+              a->type == PERF_TYPE_HARDWARE ? "hardware"
+              : a->type == PERF_TYPE_SOFTWARE ? "software" : "raw",
+              (unsigned long long) a->config);
+  free (cv->event_name);
+  cv->event_name = a->name ? sfdo_xstrndup (a->name, strlen (a->name))
+                           : sfdo_xstrndup (name, strlen (name));
+  cv->event_period = a->freq ? 0 : a->sample_period;
+}
+
+struct walk {
+  struct sfdo_converter *cv;
+  struct sfdo_perfdata *pd;
+  void (*progress) (uint64_t, void *);
+  void *progress_ctx;
+  uint64_t records;
+};
+
+/* The time of R: its own, or for a file without times the time of the
+   record before it, so that file order stands in for time order.  */
+static uint64_t
+record_time (struct sfdo_converter *cv, const struct sfdo_perfdata_record *r)
+{
+  if (r->type == SFDO_PERFDATA_SAMPLE
+      && (r->u.sample.fields & SFDO_PERFDATA_S_TIME))
+    return cv->last_time = r->u.sample.time;
+  if (r->id.fields & SFDO_PERFDATA_S_TIME)
+    return cv->last_time = r->id.time;
+  return cv->last_time;
+}
+
+static int
+on_record (const struct sfdo_perfdata_record *r, void *ctx)
+{
+  struct walk *w = (struct walk *) ctx;
+  struct sfdo_converter *cv = w->cv;
+  uint64_t time = record_time (cv, r);
+  if (w->progress && (++w->records & 0xfffff) == 0)
+    w->progress (w->records, w->progress_ctx);
+  switch (r->type)
+    {
+    case SFDO_PERFDATA_MMAP:
+    case SFDO_PERFDATA_MMAP2:
+      sfdo_procmap_mmap (cv->procmap, r->u.mmap.pid, r->u.mmap.addr,
+                         r->u.mmap.len, r->u.mmap.pgoff,
+                         file_id (cv, w->pd, &r->u.mmap), time);
+      break;
+    case SFDO_PERFDATA_FORK:
+      if (r->u.task.pid != r->u.task.ppid)
+        sfdo_procmap_fork (cv->procmap, r->u.task.ppid, r->u.task.pid,
+                           r->u.task.time ? r->u.task.time : time);
+      break;
+    case SFDO_PERFDATA_COMM:
+      if ((r->misc & SFDO_PERFDATA_MISC_COMM_EXEC)
+          && r->u.comm.pid == r->u.comm.tid)
+        sfdo_procmap_exec (cv->procmap, r->u.comm.pid, time);
+      break;
+    case SFDO_PERFDATA_LOST:
+      cv->stats.lost += r->u.lost.lost;
+      break;
+    case SFDO_PERFDATA_SAMPLE:
+      if (!cv->event)
+        choose_event (cv, w->pd);
+      take_sample (cv, r, time);
+      break;
+    }
+  return SFDO_PERFDATA_CB_OK;
+}
+
+enum sfdo_errc
+sfdo_converter_read (struct sfdo_converter *cv, struct sfdo_perfdata *pd,
+                     void (*progress) (uint64_t, void *), void *progress_ctx,
+                     struct sfdo_error *err)
+{
+  struct walk w = { cv, pd, progress, progress_ctx, 0 };
+  cv->event = NULL;
+  enum sfdo_errc rc = check_build_ids (cv, pd, err);
+  if (rc == SFDO_OK)
+    rc = sfdo_perfdata_foreach_record (pd, on_record, &w, err);
+  take_deferred (cv);
+  /* Pipe mode delivers build-ids at the end.  */
+  if (rc == SFDO_OK)
+    rc = check_build_ids (cv, pd, err);
+  if (cv->event)
+    remember_event (cv, cv->event);
+  cv->event = NULL;             /* it belongs to PD */
+  return rc;
+}
+
+/* --- Building ----------------------------------------------------------- */
+
+static void
+fill_header (struct sfdo_converter *cv, struct sfdo_profile *p)
+{
+  for (size_t i = 0; i < cv->nbinaries; i++)
+    if (*sfdo_symtab_build_id (cv->binaries[i].symtab))
+      sfdo_profile_add_build_id (p, sfdo_symtab_build_id (cv->binaries[i].symtab));
+  int lbr = cv->stats.lbr_samples > 0;
+  if (cv->stats.used > cv->stats.lbr_samples)
+    sfdo_profile_add_mode (p, "ip");
+  if (lbr)
+    sfdo_profile_add_mode (p, "lbr");
+  if (cv->opts.tool)
+    sfdo_profile_add_tool (p, cv->opts.tool);
+  if (cv->event_name)
+    sfdo_profile_add_event (p, cv->event_name, cv->event_period,
+                            cv->event_samples);
+  struct sfdo_prof_header *h = sfdo_profile_header (p);
+  h->samples_used = cv->stats.used;
+  h->samples_dropped = cv->stats.samples - cv->stats.used;
+}
+
+enum sfdo_errc
+sfdo_converter_build (struct sfdo_converter *cv, struct sfdo_profile **out,
+                      struct sfdo_error *err)
+{
+  *out = NULL;
+  struct sfdo_profile *p = sfdo_profile_new ();
+  for (size_t i = 0; i < cv->nbinaries; i++)
+    {
+      struct binary *b = &cv->binaries[i];
+      struct sfdo_decoder *dec;
+      if (!b->weights.n && !b->ranges.n && !b->branches.n)
+        continue;
+      enum sfdo_errc rc = sfdo_decoder_new (sfdo_symtab_machine (b->symtab),
+                                            &dec, err);
+      if (rc != SFDO_OK)
+        {
+          if (err)
+            snprintf (err->path, sizeof err->path, "%s", b->path);
+          sfdo_profile_free (p);
+          return rc;
+        }
+      if (b->ranges.n || b->branches.n)
+        sfdo_build_lbr_profile (cv, b, dec, p);
+      else
+        sfdo_build_ip_profile (cv, b, dec, p);
+      sfdo_build_values (cv, b, p);
+      sfdo_decoder_free (dec);
+    }
+  fill_header (cv, p);
+  enum sfdo_errc rc = sfdo_profile_finalize (p, err);
+  if (rc != SFDO_OK)
+    {
+      sfdo_profile_free (p);
+      return rc;
+    }
+  *out = p;
+  return SFDO_OK;
+}
+
+/* --- Raw LBR tallies --------------------------------------------------------- */
+
+struct tally {
+  uint64_t a, b, count;
+};
+
+static int
+tally_cmp (const void *x, const void *y)
+{
+  const struct tally *p = x, *q = y;
+  if (p->a != q->a)
+    return p->a < q->a ? -1 : 1;
+  return p->b < q->b ? -1 : p->b > q->b;
+}
+
+static void
+dump_pairs (const struct sfdo_pairmap *m, const char *binary,
+            const char *what, FILE *f)
+{
+  struct tally *t = (struct tally *) sfdo_xmalloc ((m->n + 1) * sizeof *t);
+  size_t n = 0;
+  for (size_t i = 0; i < m->cap; i++)
+    if (m->a[i] != UINT64_MAX)
+      t[n++] = (struct tally) { m->a[i], m->b[i], m->vals[i].count };
+  qsort (t, n, sizeof *t, tally_cmp);
+  for (size_t i = 0; i < n; i++)
+    fprintf (f, "%s %s %llx %llx %llu\n", binary, what,
+             (unsigned long long) t[i].a, (unsigned long long) t[i].b,
+             (unsigned long long) t[i].count);
+  free (t);
+}
+
+void
+sfdo_converter_dump_lbr (const struct sfdo_converter *cv, FILE *f)
+{
+  for (size_t i = 0; i < cv->nbinaries; i++)
+    {
+      dump_pairs (&cv->binaries[i].ranges, cv->binaries[i].base, "range", f);
+      dump_pairs (&cv->binaries[i].branches, cv->binaries[i].base, "branch",
+                  f);
+    }
+}

@@ -1,0 +1,110 @@
+/* converter/convert.h - perf.data samples to a portable profile.
+ *
+ * Stage 2 of the pipeline, the library behind sfdo-convert: it walks the
+ * records of a perf.data (perfdata/), maps each user-space sample of the
+ * binaries it was given to an address in them (procmap.h), accumulates
+ * weights per address, and finally turns them into source-line counts
+ * (symtab.h, blocks.h) in a profile (profiles/).
+ *
+ * IP-only mode follows Chen et al.: a sample weighs its event's period;
+ * the count of a basic block is the summed weight of its instructions
+ * divided by their number, which cancels skid and stall aggregation; a
+ * source line's count is the max (or mean) of the counts of the blocks of
+ * its instructions.  Direct calls take the count of their block; a
+ * function's head count is its entry block's count; frame-pointer
+ * callchains split an indirect call's count among its targets.
+ *
+ * LBR mode: every straight run between two taken branches ran once per
+ * sighting; taken calls give call edges, head counts and indirect-call
+ * target histograms.
+ *
+ * Register samples give value histograms: the divisor of a division, the
+ * size of a memcpy/memset/memmove call, when the sample lies in the
+ * stretch before it where the operand register is not redefined.
+ *
+ * Depends on common/, perfdata/, profiles/, libdw and Capstone.  */
+#ifndef SFDO_CONVERTER_CONVERT_H
+#define SFDO_CONVERTER_CONVERT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../common/error.h"
+#include "../perfdata/perfdata.h"
+#include "../profiles/profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum sfdo_line_vote {
+  SFDO_LINE_MAX = 0,    /* a line's count: the max over its instructions */
+  SFDO_LINE_MEAN = 1    /* ... or their mean */
+};
+
+struct sfdo_convert_opts {
+  enum sfdo_line_vote vote;
+  int force;            /* accept a build-id that differs from the file's */
+  const char *tool;     /* written in the profile header */
+};
+
+/* Why samples were not used, and what was.  */
+struct sfdo_convert_stats {
+  uint64_t samples;             /* every sample record */
+  uint64_t used;                /* mapped into a given binary */
+  uint64_t other_event;         /* of an event not chosen for counting */
+  uint64_t kernel;              /* not user-space code */
+  uint64_t other_file;          /* in a file that is not a given binary */
+  uint64_t unmapped;            /* at an address no mmap covered */
+  uint64_t no_line;             /* in a binary, but no line info there */
+  uint64_t lost;                /* the kernel's LOST records */
+  uint64_t callchains;          /* samples with a callchain */
+  uint64_t lbr_samples;         /* samples with a branch stack */
+  uint64_t lbr_branches, lbr_branches_dropped;
+  uint64_t lbr_ranges, lbr_ranges_dropped;
+  uint64_t values;              /* register samples that gave a value */
+};
+
+struct sfdo_converter;
+
+/* A converter for the N binaries at PATHS (an executable and shared
+   libraries).  Reads their symbols and DWARF now.  */
+enum sfdo_errc sfdo_converter_new (const struct sfdo_convert_opts *opts,
+                                   const char *const *paths, size_t n,
+                                   struct sfdo_converter **out,
+                                   struct sfdo_error *err);
+void sfdo_converter_free (struct sfdo_converter *cv);
+
+/* Take in every record of PD (opened by the caller).  Checks the file's
+   build-ids against the binaries' (a mismatch is SFDO_E_MALFORMED unless
+   opts.force).  PROGRESS, if not NULL, is called now and then with the
+   number of records read.  */
+enum sfdo_errc sfdo_converter_read (struct sfdo_converter *cv,
+                                    struct sfdo_perfdata *pd,
+                                    void (*progress) (uint64_t records,
+                                                      void *ctx),
+                                    void *progress_ctx,
+                                    struct sfdo_error *err);
+
+/* Build the profile of everything read; the caller frees *OUT.  */
+enum sfdo_errc sfdo_converter_build (struct sfdo_converter *cv,
+                                     struct sfdo_profile **out,
+                                     struct sfdo_error *err);
+
+const struct sfdo_convert_stats *
+sfdo_converter_stats (const struct sfdo_converter *cv);
+
+/* Write the raw LBR tallies read so far to F, one line each, sorted:
+   "BINARY range BEGIN END COUNT" and "BINARY branch FROM TO COUNT", with
+   addresses as the binary's own hex virtual addresses and COUNT the
+   number of times it appeared in branch stacks (twice in one stack counts
+   twice, as each appearance is one execution).  For checking against perf
+   script -F ip,brstack.  */
+void sfdo_converter_dump_lbr (const struct sfdo_converter *cv, FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

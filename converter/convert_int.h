@@ -1,0 +1,85 @@
+/* converter/convert_int.h - the converter's state, shared by convert.c
+ * (reading samples) and build_ip.c (turning them into a profile).  */
+#ifndef SFDO_CONVERTER_CONVERT_INT_H
+#define SFDO_CONVERTER_CONVERT_INT_H
+
+#include "../common/u64map.h"
+#include "blocks.h"
+#include "convert.h"
+#include "procmap.h"
+#include "symtab.h"
+
+/* An instruction whose operand a register sample reveals.  */
+struct value_site {
+  uint64_t addr;                /* the division, or the call */
+  int8_t reg;                   /* perf register number of the operand */
+  uint8_t width, is_signed;
+  uint8_t kind;                 /* SFDO_VALUE_DIVMOD or _MEMSIZE */
+};
+
+struct binary {
+  char *path;
+  char *real;                   /* realpath, or a copy of path */
+  const char *base;             /* basename of path */
+  struct sfdo_symtab *symtab;
+  struct sfdo_u64map weights;   /* vaddr -> summed period of samples */
+  struct sfdo_pairmap ranges;   /* LBR: (begin, end) vaddrs run straight */
+  struct sfdo_pairmap branches; /* LBR: (from, to) taken branches */
+  struct sfdo_pairmap calls;    /* callchains: (return address, address
+                                   in the callee) */
+  struct sfdo_u64map site_index; /* sampled vaddr -> sites index + 1, or
+                                    UINT64_MAX when no site follows it */
+  struct value_site *sites;
+  size_t nsites, cap_sites;
+  struct sfdo_pairmap values[SFDO_VALUE_NKINDS];  /* (site, value) seen */
+  int build_id_checked;
+};
+
+/* A file name seen in an mmap, and which binary (if any) it is.  */
+struct mapped_file {
+  char *name;
+  int binary;                   /* index into binaries, or -1 */
+};
+
+struct deferred_sample {
+  uint32_t pid;
+  uint64_t ip, time, weight;
+};
+
+struct sfdo_converter {
+  struct sfdo_convert_opts opts;
+  struct binary *binaries;
+  size_t nbinaries;
+  struct mapped_file *files;
+  size_t nfiles, cap_files;
+  struct sfdo_procmap *procmap;
+  const struct sfdo_perfdata_attr *event;   /* the event counted */
+  uint64_t event_samples;
+  char *event_name;             /* of the event counted, for the header */
+  uint64_t event_period;        /* 0 when perf varied it (-F) */
+  struct sfdo_convert_stats stats;
+  struct sfdo_decoder *decoder; /* for value sites; NULL if not x86-64 */
+  uint64_t last_time;           /* of the latest record with a time */
+  struct deferred_sample *deferred;     /* samples before their mmap */
+  size_t ndeferred, cap_deferred;
+};
+
+/* Register samples to value histograms (values.c).  */
+void sfdo_values_take (struct sfdo_converter *cv, struct binary *b,
+                       uint64_t vaddr, const struct sfdo_perfdata_sample *s,
+                       const struct sfdo_perfdata_attr *attr, uint64_t weight);
+void sfdo_build_values (struct sfdo_converter *cv, struct binary *b,
+                        struct sfdo_profile *p);
+
+/* Build the profile of binary B into P from its IP samples (build_ip.c)
+   or its branch stacks (build_lbr.c).  */
+void sfdo_build_ip_profile (struct sfdo_converter *cv, struct binary *b,
+                            struct sfdo_decoder *dec, struct sfdo_profile *p);
+void sfdo_build_lbr_profile (struct sfdo_converter *cv, struct binary *b,
+                             struct sfdo_decoder *dec, struct sfdo_profile *p);
+
+/* Longer straight-line runs than this are impossible: a record is lost
+   or the stack is corrupt.  */
+#define SFDO_MAX_RANGE (1u << 20)
+
+#endif

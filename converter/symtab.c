@@ -1,0 +1,650 @@
+/* converter/symtab.c - the address-to-source table of one binary.
+ *
+ * Built once per binary from all of its DWARF: line rows sorted by address,
+ * and the nested ranges of functions and inlined subroutines flattened
+ * into disjoint intervals naming the innermost scope.  Strings point into
+ * libdw's mapped debug sections, so the Dwfl handle lives as long as the
+ * table.  */
+#include "symtab.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/xalloc.h"
+
+#ifndef DW_AT_GNU_discriminator
+#define DW_AT_GNU_discriminator 0x2136
+#endif
+
+/* Deeper DIE nesting than this is treated as corrupt input.  */
+#define MAX_DIE_DEPTH 256
+
+struct line_row {
+  uint64_t addr;
+  uint32_t line, disc;
+  uint32_t order;             /* position in its table, for stable ties */
+  uint8_t end;                /* end of a sequence: no code from here */
+};
+
+struct scope {
+  const char *name, *file;
+  uint32_t decl_line, call_line, call_disc;
+  int32_t parent;             /* index of the enclosing scope, -1 if none */
+};
+
+struct range {
+  uint64_t lo, hi;
+  uint32_t scope, depth;
+};
+
+struct load_segment {
+  uint64_t offset, filesz, vaddr;
+};
+
+/* A named code address: a PLT stub or an ELF function symbol.  */
+struct named_addr {
+  uint64_t addr;
+  const char *name;
+};
+
+struct sfdo_symtab {
+  Dwfl *dwfl;
+  const uint8_t *raw;
+  size_t raw_size;
+  char build_id[130];
+  unsigned machine;
+  int pic;
+  struct load_segment *segs;
+  size_t nsegs;
+  struct line_row *rows;
+  size_t nrows, cap_rows;
+  struct scope *scopes;
+  size_t nscopes, cap_scopes;
+  struct range *ranges;         /* raw, then the flattened intervals */
+  size_t nranges, cap_ranges;
+  struct range *intervals;
+  size_t nintervals, cap_intervals;
+  struct range *functions;      /* outermost ranges, sorted */
+  size_t nfunctions;
+  struct sfdo_frame *frames;
+  size_t cap_frames;
+  struct named_addr *names;     /* sorted by address */
+  size_t nnames, cap_names;
+  struct sfdo_symtab_stats stats;
+};
+
+/* --- Reading DWARF ------------------------------------------------------ */
+
+static const char *
+die_name (Dwarf_Die *die)
+{
+  Dwarf_Attribute attr;
+  const char *s = NULL;
+  if (dwarf_attr_integrate (die, DW_AT_linkage_name, &attr)
+      || dwarf_attr_integrate (die, DW_AT_MIPS_linkage_name, &attr)
+      || dwarf_attr_integrate (die, DW_AT_name, &attr))
+    s = dwarf_formstring (&attr);
+  return s ? s : "";
+}
+
+static uint32_t
+die_udata (Dwarf_Die *die, unsigned name)
+{
+  Dwarf_Attribute attr;
+  Dwarf_Word v = 0;
+  if (dwarf_attr (die, name, &attr) && dwarf_formudata (&attr, &v) == 0
+      && v <= UINT32_MAX)
+    return (uint32_t) v;
+  return 0;
+}
+
+static int
+die_is_external (Dwarf_Die *die)
+{
+  Dwarf_Attribute attr;
+  bool flag = false;
+  return dwarf_attr_integrate (die, DW_AT_external, &attr)
+         && dwarf_formflag (&attr, &flag) == 0 && flag;
+}
+
+static int32_t
+add_scope (struct sfdo_symtab *st, Dwarf_Die *die, const char *cu_name,
+           int32_t parent)
+{
+  int decl = 0;
+  sfdo_xgrow (&st->scopes, &st->cap_scopes, st->nscopes + 1,
+              sizeof *st->scopes);
+  struct scope *s = &st->scopes[st->nscopes];
+  s->name = die_name (die);
+  s->file = die_is_external (die) ? NULL : cu_name;
+  s->decl_line = dwarf_decl_line (die, &decl) == 0 && decl > 0
+                 ? (uint32_t) decl : 0;
+  s->call_line = die_udata (die, DW_AT_call_line);
+  s->call_disc = die_udata (die, DW_AT_GNU_discriminator);
+  s->parent = parent;
+  return (int32_t) st->nscopes++;
+}
+
+static void
+add_ranges (struct sfdo_symtab *st, Dwarf_Die *die, uint32_t scope,
+            uint32_t depth)
+{
+  Dwarf_Addr base, lo, hi;
+  ptrdiff_t off = 0;
+  while ((off = dwarf_ranges (die, off, &base, &lo, &hi)) > 0)
+    if (lo < hi)
+      {
+        sfdo_xgrow (&st->ranges, &st->cap_ranges, st->nranges + 1,
+                    sizeof *st->ranges);
+        st->ranges[st->nranges++] = (struct range) { lo, hi, scope, depth };
+      }
+}
+
+/* Collect the scopes under DIE's children; PARENT is the enclosing scope
+   (-1 at the top), DEPTH its inline depth.  */
+static void
+walk_children (struct sfdo_symtab *st, Dwarf_Die *die, const char *cu_name,
+               int32_t parent, uint32_t depth, unsigned die_depth)
+{
+  Dwarf_Die child;
+  if (die_depth > MAX_DIE_DEPTH || dwarf_child (die, &child) != 0)
+    return;
+  do
+    {
+      int tag = dwarf_tag (&child);
+      int32_t scope = parent;
+      uint32_t d = depth;
+      if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+        {
+          Dwarf_Addr base, lo, hi;
+          if (dwarf_ranges (&child, 0, &base, &lo, &hi) <= 0)
+            continue;           /* no code: a declaration or abstract */
+          /* A subprogram, even one nested in another, starts a stack.  */
+          int is_function = tag == DW_TAG_subprogram;
+          d = is_function ? 0 : depth + 1;
+          scope = add_scope (st, &child, cu_name, is_function ? -1 : parent);
+          add_ranges (st, &child, (uint32_t) scope, d);
+        }
+      if (dwarf_haschildren (&child))
+        walk_children (st, &child, cu_name, scope, d, die_depth + 1);
+    }
+  while (dwarf_siblingof (&child, &child) == 0);
+}
+
+static void
+read_lines (struct sfdo_symtab *st, Dwarf_Die *cu)
+{
+  Dwarf_Lines *lines;
+  size_t n;
+  if (dwarf_getsrclines (cu, &lines, &n) != 0)
+    return;
+  for (size_t i = 0; i < n; i++)
+    {
+      Dwarf_Line *l = dwarf_onesrcline (lines, i);
+      Dwarf_Addr addr;
+      int line = 0;
+      bool end = false;
+      unsigned disc = 0;
+      if (!l || dwarf_lineaddr (l, &addr) != 0)
+        continue;
+      dwarf_lineno (l, &line);
+      dwarf_lineendsequence (l, &end);
+      dwarf_linediscriminator (l, &disc);
+      sfdo_xgrow (&st->rows, &st->cap_rows, st->nrows + 1, sizeof *st->rows);
+      st->rows[st->nrows] = (struct line_row) {
+        addr, line > 0 ? (uint32_t) line : 0, disc,
+        (uint32_t) st->nrows, end
+      };
+      st->nrows++;
+    }
+}
+
+static void
+read_units (struct sfdo_symtab *st, Dwarf *dw)
+{
+  Dwarf_CU *cu = NULL, *next;
+  Dwarf_Half version;
+  uint8_t type;
+  Dwarf_Die cudie, subdie;
+  st->stats.dwarf_min_version = 0;
+  while (dwarf_get_units (dw, cu, &next, &version, &type, &cudie, &subdie)
+         == 0)
+    {
+      cu = next;
+      if (dwarf_tag (&cudie) != DW_TAG_compile_unit
+          && dwarf_tag (&cudie) != DW_TAG_partial_unit)
+        continue;
+      st->stats.compile_units++;
+      if (!st->stats.dwarf_min_version || version < st->stats.dwarf_min_version)
+        st->stats.dwarf_min_version = version;
+      if (version > st->stats.dwarf_max_version)
+        st->stats.dwarf_max_version = version;
+      const char *cu_name = dwarf_diename (&cudie);
+      read_lines (st, &cudie);
+      walk_children (st, &cudie, cu_name ? cu_name : "", -1, 0, 0);
+    }
+}
+
+/* --- Sorting and flattening --------------------------------------------- */
+
+static int
+row_cmp (const void *a, const void *b)
+{
+  const struct line_row *x = a, *y = b;
+  if (x->addr != y->addr)
+    return x->addr < y->addr ? -1 : 1;
+  /* At one address an end of sequence goes first, so that the row that
+     starts the next sequence there wins the lookup.  */
+  if (x->end != y->end)
+    return x->end ? -1 : 1;
+  return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int
+range_cmp (const void *a, const void *b)
+{
+  const struct range *x = a, *y = b;
+  if (x->lo != y->lo)
+    return x->lo < y->lo ? -1 : 1;
+  if (x->depth != y->depth)
+    return x->depth < y->depth ? -1 : 1;
+  return x->hi > y->hi ? -1 : x->hi < y->hi;
+}
+
+static void
+emit (struct sfdo_symtab *st, uint64_t lo, uint64_t hi, uint32_t scope)
+{
+  if (lo >= hi)
+    return;
+  if (st->nintervals)
+    {
+      struct range *last = &st->intervals[st->nintervals - 1];
+      if (last->hi == lo && last->scope == scope)
+        {
+          last->hi = hi;
+          return;
+        }
+    }
+  sfdo_xgrow (&st->intervals, &st->cap_intervals, st->nintervals + 1,
+              sizeof *st->intervals);
+  st->intervals[st->nintervals++] = (struct range) { lo, hi, scope, 0 };
+}
+
+/* Turn the nested ranges into disjoint intervals of the innermost scope,
+   with a stack of the ranges open at the sweep position.  */
+static void
+flatten (struct sfdo_symtab *st)
+{
+  struct range *stack = NULL;
+  size_t depth = 0, cap = 0;
+  uint64_t cur = 0;
+  for (size_t i = 0; i <= st->nranges; i++)
+    {
+      const struct range *r = i < st->nranges ? &st->ranges[i] : NULL;
+      while (depth && (!r || stack[depth - 1].hi <= r->lo))
+        {
+          const struct range *top = &stack[--depth];
+          if (cur < top->lo)
+            cur = top->lo;
+          emit (st, cur, top->hi, top->scope);
+          if (cur < top->hi)
+            cur = top->hi;
+        }
+      if (!r)
+        break;
+      if (depth && cur < r->lo)
+        emit (st, cur > stack[depth - 1].lo ? cur : stack[depth - 1].lo,
+              r->lo, stack[depth - 1].scope);
+      cur = r->lo;
+      sfdo_xgrow (&stack, &cap, depth + 1, sizeof *stack);
+      stack[depth++] = *r;
+    }
+  free (stack);
+}
+
+static void
+collect_functions (struct sfdo_symtab *st)
+{
+  st->functions = (struct range *) sfdo_xcalloc (st->nranges + 1,
+                                                 sizeof *st->functions);
+  for (size_t i = 0; i < st->nranges; i++)
+    if (st->ranges[i].depth == 0)
+      st->functions[st->nfunctions++] = st->ranges[i];
+}
+
+/* --- ELF facts ------------------------------------------------------------ */
+
+static void
+read_elf_facts (struct sfdo_symtab *st, Dwfl_Module *mod, Elf *elf)
+{
+  GElf_Ehdr ehdr;
+  if (gelf_getehdr (elf, &ehdr))
+    {
+      st->machine = ehdr.e_machine;
+      st->pic = ehdr.e_type == ET_DYN;
+    }
+  size_t nph = 0;
+  elf_getphdrnum (elf, &nph);
+  st->segs = (struct load_segment *) sfdo_xcalloc (nph + 1, sizeof *st->segs);
+  for (size_t i = 0; i < nph; i++)
+    {
+      GElf_Phdr ph;
+      if (gelf_getphdr (elf, (int) i, &ph) && ph.p_type == PT_LOAD)
+        st->segs[st->nsegs++]
+          = (struct load_segment) { ph.p_offset, ph.p_filesz, ph.p_vaddr };
+    }
+  st->raw = (const uint8_t *) elf_rawfile (elf, &st->raw_size);
+  const unsigned char *bits;
+  GElf_Addr vaddr;
+  int n = dwfl_module_build_id (mod, &bits, &vaddr);
+  for (int i = 0; i < n && i < 64; i++)
+    snprintf (st->build_id + 2 * i, 3, "%02x", bits[i]);
+}
+
+/* --- Names of call targets: ELF symbols and PLT stubs ------------------------ */
+
+static void
+add_name (struct sfdo_symtab *st, uint64_t addr, const char *name)
+{
+  if (!name || !*name)
+    return;
+  sfdo_xgrow (&st->names, &st->cap_names, st->nnames + 1, sizeof *st->names);
+  st->names[st->nnames++] = (struct named_addr) { addr, name };
+}
+
+static Elf_Scn *
+section_named (Elf *elf, const char *want, GElf_Shdr *shdr)
+{
+  size_t shstrndx;
+  if (elf_getshdrstrndx (elf, &shstrndx) != 0)
+    return NULL;
+  for (Elf_Scn *scn = NULL; (scn = elf_nextscn (elf, scn));)
+    {
+      const char *name;
+      if (gelf_getshdr (scn, shdr)
+          && (name = elf_strptr (elf, shstrndx, shdr->sh_name))
+          && strcmp (name, want) == 0)
+        return scn;
+    }
+  return NULL;
+}
+
+/* Name the PLT stubs after the symbols of .rela.plt, in order: stub I is
+   at .plt.sec + 16 I when there is a .plt.sec (IBT), else at .plt +
+   16 (I + 1), as the linker lays them out.  */
+static void
+read_plt (struct sfdo_symtab *st, Elf *elf)
+{
+  GElf_Shdr rela_sh, plt_sh, dyn_sh;
+  Elf_Scn *rela = section_named (elf, ".rela.plt", &rela_sh);
+  Elf_Scn *plt = section_named (elf, ".plt.sec", &plt_sh);
+  uint64_t first = plt ? plt_sh.sh_addr : 0;
+  if (!plt && (plt = section_named (elf, ".plt", &plt_sh)))
+    first = plt_sh.sh_addr + 16;
+  Elf_Scn *dynsym = rela ? elf_getscn (elf, rela_sh.sh_link) : NULL;
+  Elf_Data *rd = rela ? elf_getdata (rela, NULL) : NULL;
+  Elf_Data *sd = dynsym ? elf_getdata (dynsym, NULL) : NULL;
+  if (!plt || !rd || !sd || !gelf_getshdr (dynsym, &dyn_sh)
+      || rela_sh.sh_entsize == 0)
+    return;
+  size_t n = rela_sh.sh_size / rela_sh.sh_entsize;
+  for (size_t i = 0; i < n; i++)
+    {
+      GElf_Rela r;
+      GElf_Sym sym;
+      if (gelf_getrela (rd, (int) i, &r)
+          && gelf_getsym (sd, (int) GELF_R_SYM (r.r_info), &sym))
+        add_name (st, first + 16 * i,
+                  elf_strptr (elf, dyn_sh.sh_link, sym.st_name));
+    }
+}
+
+static void
+read_symbols (struct sfdo_symtab *st, Elf *elf)
+{
+  GElf_Shdr sh;
+  Elf_Scn *scn = section_named (elf, ".symtab", &sh);
+  if (!scn)
+    scn = section_named (elf, ".dynsym", &sh);
+  Elf_Data *d = scn ? elf_getdata (scn, NULL) : NULL;
+  for (size_t i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize;
+       i++)
+    {
+      GElf_Sym sym;
+      if (gelf_getsym (d, (int) i, &sym) && GELF_ST_TYPE (sym.st_info) == STT_FUNC
+          && sym.st_value)
+        add_name (st, sym.st_value, elf_strptr (elf, sh.sh_link, sym.st_name));
+    }
+}
+
+static int
+name_cmp (const void *a, const void *b)
+{
+  const struct named_addr *x = a, *y = b;
+  return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+const char *
+sfdo_symtab_call_name (const struct sfdo_symtab *st, uint64_t vaddr)
+{
+  size_t lo = 0, hi = st->nnames;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (st->names[mid].addr < vaddr)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < st->nnames && st->names[lo].addr == vaddr ? st->names[lo].name
+                                                         : NULL;
+}
+
+/* --- Public --------------------------------------------------------------- */
+
+static const Dwfl_Callbacks offline_callbacks = {
+  .find_elf = dwfl_build_id_find_elf,
+  .find_debuginfo = dwfl_standard_find_debuginfo,
+  .section_address = dwfl_offline_section_address,
+};
+
+enum sfdo_errc
+sfdo_symtab_open (const char *path, struct sfdo_symtab **out,
+                  struct sfdo_error *err)
+{
+  *out = NULL;
+  struct sfdo_symtab *st = (struct sfdo_symtab *) sfdo_xcalloc (1, sizeof *st);
+  st->dwfl = dwfl_begin (&offline_callbacks);
+  Dwfl_Module *mod = NULL;
+  if (st->dwfl)
+    {
+      dwfl_report_begin (st->dwfl);
+      mod = dwfl_report_offline (st->dwfl, path, path, -1);
+      dwfl_report_end (st->dwfl, NULL, NULL);
+    }
+  Dwarf_Addr bias;
+  Elf *elf = mod ? dwfl_module_getelf (mod, &bias) : NULL;
+  if (!elf)
+    {
+      sfdo_error_set (err, SFDO_E_BAD_MAGIC, path, SFDO_NO_OFFSET, 0, 0,
+                      "cannot read as an ELF binary: %s", dwfl_errmsg (-1));
+      sfdo_symtab_free (st);
+      return SFDO_E_BAD_MAGIC;
+    }
+  read_elf_facts (st, mod, elf);
+  read_plt (st, elf);
+  read_symbols (st, elf);
+  if (st->nnames > 1)
+    qsort (st->names, st->nnames, sizeof *st->names, name_cmp);
+  Dwarf *dw = dwfl_module_getdwarf (mod, &bias);
+  if (dw)
+    read_units (st, dw);
+  if (!dw || st->nrows == 0)
+    {
+      sfdo_error_set (err, SFDO_E_MALFORMED, path, SFDO_NO_OFFSET, 0, 0,
+                      "no DWARF line information in the binary, nor in a "
+                      "debug file found by .gnu_debuglink or build-id; "
+                      "build with -g, or install its debug symbols");
+      sfdo_symtab_free (st);
+      return SFDO_E_MALFORMED;
+    }
+  qsort (st->rows, st->nrows, sizeof *st->rows, row_cmp);
+  qsort (st->ranges, st->nranges, sizeof *st->ranges, range_cmp);
+  flatten (st);
+  collect_functions (st);
+  st->stats.line_rows = st->nrows;
+  st->stats.scopes = st->nscopes;
+  st->stats.intervals = st->nintervals;
+  *out = st;
+  return SFDO_OK;
+}
+
+void
+sfdo_symtab_free (struct sfdo_symtab *st)
+{
+  if (!st)
+    return;
+  if (st->dwfl)
+    dwfl_end (st->dwfl);
+  free (st->segs);
+  free (st->rows);
+  free (st->scopes);
+  free (st->ranges);
+  free (st->intervals);
+  free (st->functions);
+  free (st->frames);
+  free (st->names);
+  free (st);
+}
+
+const char *
+sfdo_symtab_build_id (const struct sfdo_symtab *st)
+{
+  return st->build_id;
+}
+
+unsigned
+sfdo_symtab_machine (const struct sfdo_symtab *st)
+{
+  return st->machine;
+}
+
+int
+sfdo_symtab_is_pic (const struct sfdo_symtab *st)
+{
+  return st->pic;
+}
+
+int
+sfdo_symtab_offset_to_vaddr (const struct sfdo_symtab *st, uint64_t offset,
+                             uint64_t *vaddr)
+{
+  for (size_t i = 0; i < st->nsegs; i++)
+    {
+      const struct load_segment *s = &st->segs[i];
+      if (offset >= s->offset && offset - s->offset < s->filesz)
+        {
+          *vaddr = s->vaddr + (offset - s->offset);
+          return 0;
+        }
+    }
+  return -1;
+}
+
+int
+sfdo_symtab_code (const struct sfdo_symtab *st, uint64_t vaddr,
+                  const uint8_t **bytes, size_t *len)
+{
+  for (size_t i = 0; i < st->nsegs; i++)
+    {
+      const struct load_segment *s = &st->segs[i];
+      if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz
+          && s->offset + s->filesz <= st->raw_size && st->raw)
+        {
+          uint64_t off = s->offset + (vaddr - s->vaddr);
+          *bytes = st->raw + off;
+          *len = (size_t) (s->offset + s->filesz - off);
+          return 0;
+        }
+    }
+  return -1;
+}
+
+/* Index of the last element of the ARRAY of N (of SIZE bytes, first field
+   a uint64_t) whose first field is <= KEY, or -1.  */
+static ptrdiff_t
+last_at_or_below (const void *array, size_t n, size_t size, uint64_t key)
+{
+  size_t lo = 0, hi = n;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      uint64_t v;
+      memcpy (&v, (const char *) array + mid * size, sizeof v);
+      if (v <= key)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return (ptrdiff_t) lo - 1;
+}
+
+int
+sfdo_symtab_function_range (const struct sfdo_symtab *st, uint64_t vaddr,
+                            uint64_t *lo, uint64_t *hi)
+{
+  ptrdiff_t i = last_at_or_below (st->functions, st->nfunctions,
+                                  sizeof *st->functions, vaddr);
+  for (; i >= 0 && st->functions[i].lo + (1u << 20) > vaddr; i--)
+    if (vaddr < st->functions[i].hi)
+      {
+        *lo = st->functions[i].lo;
+        *hi = st->functions[i].hi;
+        return 0;
+      }
+  return -1;
+}
+
+size_t
+sfdo_symtab_lookup (struct sfdo_symtab *st, uint64_t vaddr,
+                    const struct sfdo_frame **frames)
+{
+  ptrdiff_t iv = last_at_or_below (st->intervals, st->nintervals,
+                                   sizeof *st->intervals, vaddr);
+  ptrdiff_t row = last_at_or_below (st->rows, st->nrows, sizeof *st->rows,
+                                    vaddr);
+  if (iv < 0 || vaddr >= st->intervals[iv].hi || row < 0
+      || st->rows[row].end || st->rows[row].line == 0)
+    return 0;
+  size_t n = 0;
+  for (int32_t s = (int32_t) st->intervals[iv].scope; s >= 0;
+       s = st->scopes[s].parent)
+    n++;
+  sfdo_xgrow (&st->frames, &st->cap_frames, n, sizeof *st->frames);
+  size_t k = n;
+  uint32_t line = st->rows[row].line, disc = st->rows[row].disc;
+  for (int32_t s = (int32_t) st->intervals[iv].scope; s >= 0;
+       s = st->scopes[s].parent)
+    {
+      const struct scope *sc = &st->scopes[s];
+      st->frames[--k] = (struct sfdo_frame) {
+        sc->name, sc->file, sc->decl_line, line, disc
+      };
+      line = sc->call_line;
+      disc = sc->call_disc;
+    }
+  *frames = st->frames;
+  return n;
+}
+
+void
+sfdo_symtab_stats (const struct sfdo_symtab *st,
+                   struct sfdo_symtab_stats *stats)
+{
+  *stats = st->stats;
+}

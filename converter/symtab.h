@@ -1,0 +1,99 @@
+/* converter/symtab.h - address to source, for one binary.
+ *
+ * Stage 2 of the pipeline (perf.data -> samples -> *symbolized addresses*
+ * -> profile).  Opening a binary reads its ELF headers and all of its DWARF
+ * once (through libdwfl, which also finds separate debug files by
+ * .gnu_debuglink and by build-id under /usr/lib/debug) into two sorted
+ * tables: line-table rows, and disjoint address intervals each naming its
+ * innermost function or inlined-subroutine scope.  A lookup is then two
+ * binary searches; DWARF is never queried per sample.
+ *
+ * Addresses are the binary's own virtual addresses (as in its ELF program
+ * headers and DWARF); sfdo_symtab_offset_to_vaddr maps a file offset (what
+ * an MMAP record gives) to one.
+ *
+ * Depends on common/, libelf and libdw.  One thread at a time.  */
+#ifndef SFDO_CONVERTER_SYMTAB_H
+#define SFDO_CONVERTER_SYMTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sfdo_symtab;
+
+/* One level of an inline stack.  Strings are owned by the symtab.  */
+struct sfdo_frame {
+  const char *function;     /* linkage name (plain name for C) */
+  const char *file;         /* compile unit's file for file-local functions;
+                               NULL for functions with external linkage */
+  uint32_t decl_line;       /* DW_AT_decl_line of the function */
+  uint32_t line;            /* the sampled line, or for an outer level the
+                               line of the call that was inlined */
+  uint32_t discriminator;
+};
+
+/* --- Lifecycle ------------------------------------------------------- */
+
+/* Read the binary at PATH and its debug information.  A binary without
+   DWARF line tables is an error (SFDO_E_MALFORMED) that says how to get
+   them.  */
+enum sfdo_errc sfdo_symtab_open (const char *path, struct sfdo_symtab **out,
+                                 struct sfdo_error *err);
+void sfdo_symtab_free (struct sfdo_symtab *st);
+
+/* --- Facts about the binary ------------------------------------------ */
+
+/* Lowercase hex build-id, "" if the binary has none.  */
+const char *sfdo_symtab_build_id (const struct sfdo_symtab *st);
+/* ELF e_machine (EM_X86_64 is 62).  */
+unsigned sfdo_symtab_machine (const struct sfdo_symtab *st);
+/* Whether the binary is position-independent (ET_DYN).  */
+int sfdo_symtab_is_pic (const struct sfdo_symtab *st);
+/* Map file offset OFFSET to a virtual address through the PT_LOAD
+   segments; returns 0 on success, -1 if no segment holds it.  */
+int sfdo_symtab_offset_to_vaddr (const struct sfdo_symtab *st,
+                                 uint64_t offset, uint64_t *vaddr);
+/* The loaded bytes at VADDR: *BYTES points into the file, *LEN is how many
+   follow in the same segment.  Returns 0, or -1 if VADDR is not loaded
+   from the file.  */
+int sfdo_symtab_code (const struct sfdo_symtab *st, uint64_t vaddr,
+                      const uint8_t **bytes, size_t *len);
+
+/* The name of the function a call to VADDR reaches: the imported symbol
+   of a PLT stub ("memcpy"), or the ELF symbol starting at VADDR; NULL if
+   neither.  */
+const char *sfdo_symtab_call_name (const struct sfdo_symtab *st,
+                                   uint64_t vaddr);
+
+/* --- Lookup ---------------------------------------------------------- */
+
+/* The inline stack at VADDR, outermost function first, in *FRAMES (valid
+   until the next lookup or free).  Returns the number of frames, 0 if no
+   function with line information covers VADDR.  */
+size_t sfdo_symtab_lookup (struct sfdo_symtab *st, uint64_t vaddr,
+                           const struct sfdo_frame **frames);
+
+/* The [*LO, *HI) address range of the outermost function containing
+   VADDR (its first range that does); returns 0, or -1 if none.  */
+int sfdo_symtab_function_range (const struct sfdo_symtab *st, uint64_t vaddr,
+                                uint64_t *lo, uint64_t *hi);
+
+/* Counts of what was read, for --stats and tests.  */
+struct sfdo_symtab_stats {
+  size_t compile_units, line_rows, scopes, intervals;
+  unsigned dwarf_min_version, dwarf_max_version;
+};
+void sfdo_symtab_stats (const struct sfdo_symtab *st,
+                        struct sfdo_symtab_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
