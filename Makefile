@@ -34,8 +34,10 @@ PERFDATA_SRC := $(wildcard perfdata/*.c)
 CONVERT_SRC := $(filter-out converter/sfdo_convert_main.c,$(wildcard converter/*.c))
 # One archive for every library module: a tool or the plugin pulls in only
 # the objects it uses (the plugin never needs libdw or Capstone).
-LIB_SRC     := $(COMMON_SRC) $(PROFILE_SRC) $(PERFDATA_SRC) $(CONVERT_SRC)
-LIB_HDR     := $(wildcard common/*.h profiles/*.h perfdata/*.h converter/*.h)
+SMOOTH_SRC  := $(wildcard smooth/*.c)
+LIB_SRC     := $(COMMON_SRC) $(PROFILE_SRC) $(PERFDATA_SRC) $(CONVERT_SRC) \
+               $(SMOOTH_SRC)
+LIB_HDR     := $(wildcard common/*.h profiles/*.h perfdata/*.h converter/*.h smooth/*.h)
 LDLIBS      := -ldw -lelf -lcapstone -lzstd
 
 TOOLS   := $(B)/sfdo-profile $(B)/sfdo-convert
@@ -84,6 +86,8 @@ PLUGIN_CXXFLAGS := -std=gnu++17 -O2 -g -fPIC -fno-rtti $(WARN) -DSFDO_VERSION='"
 $(PLUGIN): $(wildcard plugin/*.cc plugin/*.h) $(B)/libsfdo.a
 	@mkdir -p $(@D)
 	$(CXX) $(PLUGIN_CXXFLAGS) -shared $(filter %.cc,$^) $(B)/libsfdo.a -o $@
+
+$(PLUGIN): $(wildcard smooth/*.h)
 
 # --- tests ----------------------------------------------------------------
 $(B)/tests/%: tests/unit/%.c $(B)/libsfdo.a

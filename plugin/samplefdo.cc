@@ -6,8 +6,7 @@
      gcc -O2 -fplugin=samplefdo -fplugin-arg-samplefdo-profile=app.prof
          [-fplugin-arg-samplefdo-verbose] ...
 
-   The plugin works in three phases, of which this file implements the
-   first two so far:
+   The plugin works in three phases:
 
    1. Reading the profile (plugin_init).  The profile is opened with
       sfdo_profile_open: a text profile is parsed whole, a binary profile
@@ -17,7 +16,7 @@
       naming the file and the line or byte offset: compiling silently
       without feedback would hide a broken build set-up.
 
-   2. Matching (the SIMPLE_IPA pass "sfdo_match").  Every function with a
+   2. Matching (the SIMPLE_IPA pass "sfdo_annotate").  Every function with a
       body in this translation unit is looked up in the profile by its
       assembler name (the linkage name the profile is keyed by).  GCC's
       clone suffixes (.part.N, .isra.N, .constprop.N, .cold) are stripped
@@ -31,19 +30,27 @@
       the profile's total they account for; -fopt-info-ipa and
       -fdump-ipa-all-details show the decision for each function.
 
-      The pass is inserted after the SIMPLE_IPA pass "profile"
+      The pass replaces the SIMPLE_IPA pass "profile"
       (pass_ipa_tree_profile), the slot where GCC reads instrumented
-      feedback: there every function is in SSA form, early inlining and
-      early function splitting have run (so .part clones exist), and the
-      regular IPA passes (ipa-profile, inline) are still to come.  That is
-      where annotation belongs.  For now the pass only reads: it changes
-      no count, no flag and no other pass, so code generation is exactly
-      that of a build without the plugin.
+      feedback: there every function is in SSA form, early inlining has
+      run, and the regular IPA passes (ipa-profile, inline) are still to
+      come.  Replacing it keeps its sub-pass feedback_fnsplit, so
+      profile-driven function splitting runs after our annotation (GCC
+      12's -fauto-profile never runs it).
 
-   3. Annotation (not written yet): setting bb->count, edge probabilities,
-      node->count and profile_info with AFDO quality, smoothing with
-      minimum-cost flow, by replacing the "profile" pass.  See
+   3. Annotation (annotate.cc): block counts from the profile, smoothed by
+      minimum-cost flow (smooth/mcf.h), written with AFDO quality with
+      edge probabilities, node->count and PROFILE_READ; profile_info gets
+      a summary.  plugin_init turns on what -fprofile-use turns on
+      (branch probabilities, unrolling, peeling, tracer, ...), except
+      what the user set explicitly.  See
       shared/background/autofdo-and-gcc-internals.md section 4.
+
+      -fplugin-arg-samplefdo-dump=FILE writes every function's blocks:
+      lines, raw, smoothed and final counts.  With
+      -fplugin-arg-samplefdo-dump-only the plugin changes nothing and
+      runs after "profile" instead, dumping the counts GCC already has
+      (under -fprofile-use, the instrumented counts on the same CFG).
 
    State.  The profile and the match statistics live in file statics; a
    cc1 process compiles one translation unit and loads one plugin
@@ -64,8 +71,11 @@
 #include "diagnostic-core.h"
 #include "dumpfile.h"
 #include "hash-set.h"
+#include "opts.h"
+#include "flags.h"
 
 #include "../profiles/profile.h"
+#include "annotate.h"
 
 /* GCC loads only plugins that declare this symbol.  */
 int plugin_is_GPL_compatible;
@@ -82,7 +92,10 @@ static struct plugin_info sfdo_plugin_info =
   SFDO_VERSION,
   "Sample-based feedback-directed optimisation from an sfdo profile.\n"
   "  -fplugin-arg-samplefdo-profile=FILE  the profile (text or binary)\n"
-  "  -fplugin-arg-samplefdo-verbose       print match statistics per unit"
+  "  -fplugin-arg-samplefdo-verbose       print match statistics per unit\n"
+  "  -fplugin-arg-samplefdo-vote=max|mean how a block's statements vote\n"
+  "  -fplugin-arg-samplefdo-dump=FILE     write every block's counts\n"
+  "  -fplugin-arg-samplefdo-dump-only     change nothing; dump GCC's counts"
 };
 
 /* The path given with -fplugin-arg-samplefdo-profile=FILE.  */
@@ -93,6 +106,12 @@ static struct sfdo_profile *sfdo_profile;
 
 /* Nonzero under -fplugin-arg-samplefdo-verbose.  */
 static int sfdo_verbose;
+
+/* -fplugin-arg-samplefdo-vote, -dump=FILE and -dump-only.  */
+static enum sfdo_block_vote sfdo_vote = SFDO_VOTE_MAX;
+static const char *sfdo_dump_path;
+static FILE *sfdo_dump_file;
+static int sfdo_dump_only;
 
 /* Nonzero once a profile error has been reported, so a profile with many
    bad function records yields one error, not one per function.  */
@@ -108,6 +127,12 @@ struct sfdo_match_stats
   uint64_t matched_total;
   /* Assembler names of the unmatched functions, malloc'd.  */
   vec<char *> unmatched_names;
+  /* Matched functions whose profile does not fit their body: name
+     (malloc'd) and the share of samples that fits, in percent.  */
+  vec<char *> stale_names;
+  vec<int> stale_fit;
+  /* Blocks annotated, and those with a measured count.  */
+  unsigned blocks, known_blocks;
 };
 
 static struct sfdo_match_stats sfdo_stats;
@@ -214,7 +239,7 @@ namespace {
 const pass_data pass_data_sfdo_match =
 {
   SIMPLE_IPA_PASS, /* type */
-  "sfdo_match", /* name */
+  "sfdo_annotate", /* name */
   OPTGROUP_IPA, /* optinfo_flags */
   TV_PLUGIN_RUN, /* tv_id */
   0, /* properties_required */
@@ -240,14 +265,65 @@ public:
 
 }; // class pass_sfdo_match
 
-/* Look up every function of the translation unit in the profile and
-   record the outcome in SFDO_STATS.  Reads only.  */
+/* Report under dumps whether DECL (assembler name ASM_NAME, looked up
+   as NAME) found profile F.  */
+
+static void
+note_match (tree decl, const char *asm_name, const char *name,
+	    const struct sfdo_prof_func *f)
+{
+  if (!dump_enabled_p ())
+    return;
+  if (f)
+    dump_printf_loc (MSG_NOTE, dump_user_location_t::from_function_decl (decl),
+		     "samplefdo: %s has a profile as %s: total %" PRIu64
+		     ", head %" PRIu64 "\n", asm_name, name, (uint64_t) f->total,
+		     (uint64_t) f->head);
+  else
+    dump_printf_loc (MSG_MISSED_OPTIMIZATION,
+		     dump_user_location_t::from_function_decl (decl),
+		     "samplefdo: no profile for %s\n", asm_name);
+}
+
+/* Record in SFDO_STATS what annotating NODE (profile F, result R) found.
+   SEEN holds the profiles already counted: clones share one.  */
+
+static void
+record_match (cgraph_node *node, const struct sfdo_prof_func *f,
+	      const struct sfdo_annotate_result *r,
+	      hash_set<const struct sfdo_prof_func *> *seen)
+{
+  const char *asm_name = IDENTIFIER_POINTER (DECL_ASSEMBLER_NAME (node->decl));
+
+  if (!f)
+    {
+      sfdo_stats.unmatched++;
+      sfdo_stats.unmatched_names.safe_push (xstrdup (asm_name));
+      return;
+    }
+  sfdo_stats.matched++;
+  sfdo_stats.blocks += r->blocks;
+  sfdo_stats.known_blocks += r->known_blocks;
+  if (!seen->add (f))
+    sfdo_stats.matched_total = sfdo_sat_add (sfdo_stats.matched_total,
+					     f->total);
+  if (f->total && r->fit < 0.5)
+    {
+      sfdo_stats.stale_names.safe_push (xstrdup (asm_name));
+      sfdo_stats.stale_fit.safe_push ((int) (100 * r->fit));
+    }
+}
+
+/* Match every function of the translation unit with the profile and
+   annotate its CFG (or, under dump-only, dump GCC's own counts).  */
 
 unsigned int
 pass_sfdo_match::execute (function *)
 {
   hash_set<const struct sfdo_prof_func *> seen;
+  auto_vec<cgraph_node *> annotated;
   cgraph_node *node;
+  unsigned i;
 
   sfdo_stats.ran = 1;
   FOR_EACH_FUNCTION_WITH_GIMPLE_BODY (node)
@@ -255,6 +331,7 @@ pass_sfdo_match::execute (function *)
       tree decl = node->decl;
       const char *asm_name;
       struct sfdo_prof_func *f;
+      struct sfdo_annotate_result r;
       char *name;
 
       /* Inline copies have no code of their own; an extern inline body
@@ -265,30 +342,29 @@ pass_sfdo_match::execute (function *)
       asm_name = IDENTIFIER_POINTER (DECL_ASSEMBLER_NAME (decl));
       name = strip_clone_suffixes (asm_name);
       f = find_function_profile (decl, name);
-      if (f)
-	{
-	  sfdo_stats.matched++;
-	  /* Clones of one function share its profile: count it once.  */
-	  if (!seen.add (f))
-	    sfdo_stats.matched_total
-	      = sfdo_sat_add (sfdo_stats.matched_total, f->total);
-	  if (dump_enabled_p ())
-	    dump_printf_loc (MSG_NOTE,
-			     dump_user_location_t::from_function_decl (decl),
-			     "samplefdo: %s has a profile as %s: total %" PRIu64
-			     ", head %" PRIu64 "\n", asm_name, name,
-			     (uint64_t) f->total, (uint64_t) f->head);
-	}
-      else
-	{
-	  sfdo_stats.unmatched++;
-	  sfdo_stats.unmatched_names.safe_push (xstrdup (asm_name));
-	  if (dump_enabled_p ())
-	    dump_printf_loc (MSG_MISSED_OPTIMIZATION,
-			     dump_user_location_t::from_function_decl (decl),
-			     "samplefdo: no profile for %s\n", asm_name);
-	}
+      note_match (decl, asm_name, name, f);
       free (name);
+      if (!f && !sfdo_dump_only)
+	{
+	  record_match (node, NULL, NULL, &seen);
+	  continue;
+	}
+      push_cfun (DECL_STRUCT_FUNCTION (decl));
+      sfdo_annotate_function (node, sfdo_profile, f, sfdo_vote,
+			      sfdo_dump_only, sfdo_dump_file, &r);
+      pop_cfun ();
+      record_match (node, f, &r, &seen);
+      if (f && !sfdo_dump_only)
+	annotated.safe_push (node);
+    }
+  if (sfdo_dump_only)
+    return 0;
+  sfdo_install_profile_info ();
+  FOR_EACH_VEC_ELT (annotated, i, node)
+    {
+      push_cfun (DECL_STRUCT_FUNCTION (node->decl));
+      sfdo_finish_function ();
+      pop_cfun ();
     }
   return 0;
 }
@@ -328,7 +404,19 @@ sfdo_finish_unit (void *gcc_data ATTRIBUTE_UNUSED,
       FOR_EACH_VEC_ELT (sfdo_stats.unmatched_names, i, name)
 	fprintf (stderr, "%s: %s: unmatched: %s\n",
 		 SFDO_PLUGIN_NAME, main_input_filename, name);
+      fprintf (stderr, "%s: %s: %u of %u blocks of matched functions "
+	       "have a measured count\n", SFDO_PLUGIN_NAME,
+	       main_input_filename, sfdo_stats.known_blocks,
+	       sfdo_stats.blocks);
+      FOR_EACH_VEC_ELT (sfdo_stats.stale_names, i, name)
+	warning (0, "%s: the profile of %qs does not fit its body: only "
+		 "%d%% of its samples are at lines it has; is the profile "
+		 "stale?", SFDO_PLUGIN_NAME, name, sfdo_stats.stale_fit[i]);
     }
+  FOR_EACH_VEC_ELT (sfdo_stats.stale_names, i, name)
+    free (name);
+  sfdo_stats.stale_names.release ();
+  sfdo_stats.stale_fit.release ();
 
   FOR_EACH_VEC_ELT (sfdo_stats.unmatched_names, i, name)
     free (name);
@@ -350,6 +438,10 @@ sfdo_finish (void *gcc_data ATTRIBUTE_UNUSED,
   sfdo_stats.unmatched_names.release ();
   sfdo_profile_free (sfdo_profile);
   sfdo_profile = NULL;
+  if (sfdo_dump_file && fclose (sfdo_dump_file) != 0)
+    error_at (UNKNOWN_LOCATION, "%s: cannot write %qs: %m",
+	      SFDO_PLUGIN_NAME, sfdo_dump_path);
+  sfdo_dump_file = NULL;
 }
 
 /* Write GCC version V into BUF of SIZE bytes as "12.2.0 (20220819)", with
@@ -406,12 +498,23 @@ parse_plugin_args (struct plugin_name_args *plugin_info)
 	  else
 	    sfdo_verbose = 1;
 	}
+      else if (strcmp (key, "vote") == 0
+	       && value && (strcmp (value, "max") == 0
+			    || strcmp (value, "mean") == 0))
+	sfdo_vote = strcmp (value, "max") == 0 ? SFDO_VOTE_MAX
+						: SFDO_VOTE_MEAN;
+      else if (strcmp (key, "dump") == 0 && value && value[0])
+	sfdo_dump_path = value;
+      else if (strcmp (key, "dump-only") == 0 && !value)
+	sfdo_dump_only = 1;
       else
 	{
 	  error_at (UNKNOWN_LOCATION,
-		    "%s: unknown argument %<-fplugin-arg-%s-%s%>; known are "
-		    "%<profile=FILE%> and %<verbose%>", SFDO_PLUGIN_NAME,
-		    plugin_info->base_name, key);
+		    "%s: bad argument %<-fplugin-arg-%s-%s%s%s%>; known are "
+		    "%<profile=FILE%>, %<verbose%>, %<vote=max|mean%>, "
+		    "%<dump=FILE%> and %<dump-only%>", SFDO_PLUGIN_NAME,
+		    plugin_info->base_name, key, value ? "=" : "",
+		    value ? value : "");
 	  ok = false;
 	}
     }
@@ -424,6 +527,49 @@ parse_plugin_args (struct plugin_name_args *plugin_info)
       ok = false;
     }
   return ok;
+}
+
+/* Turn on what -fprofile-use turns on (GCC 12 opts.cc
+   enable_fdo_optimizations), except flags the user set.  plugin_init runs
+   before process_options builds the default optimization node, so this
+   acts like the command line, per function too.  flag_branch_probabilities
+   is what makes GCC's passes trust read counts (the inliner asserts it
+   when counts are nonzero); flag_auto_profile stays off, since it would
+   start GCC's own AutoFDO reader.  */
+
+static void
+enable_feedback_optimizations (void)
+{
+  struct gcc_options *o = &global_options, *set = &global_options_set;
+
+#define SFDO_ENABLE(flag) \
+  do { if (!set->x_##flag) o->x_##flag = 1; } while (0)
+  SFDO_ENABLE (flag_branch_probabilities);
+  SFDO_ENABLE (flag_unroll_loops);
+  SFDO_ENABLE (flag_peel_loops);
+  SFDO_ENABLE (flag_tracer);
+  SFDO_ENABLE (flag_value_profile_transformations);
+  SFDO_ENABLE (flag_inline_functions);
+  SFDO_ENABLE (flag_ipa_cp);
+  SFDO_ENABLE (flag_predictive_commoning);
+  SFDO_ENABLE (flag_split_loops);
+  SFDO_ENABLE (flag_unswitch_loops);
+  SFDO_ENABLE (flag_gcse_after_reload);
+  SFDO_ENABLE (flag_tree_loop_vectorize);
+  SFDO_ENABLE (flag_tree_slp_vectorize);
+  SFDO_ENABLE (flag_version_loops_for_strides);
+  SFDO_ENABLE (flag_tree_loop_distribute_patterns);
+  SFDO_ENABLE (flag_profile_reorder_functions);
+#undef SFDO_ENABLE
+  if (!set->x_flag_ipa_cp_clone)
+    o->x_flag_ipa_cp_clone = o->x_flag_ipa_cp;
+  if (!set->x_flag_ipa_bit_cp)
+    o->x_flag_ipa_bit_cp = o->x_flag_ipa_cp;
+  if (!set->x_flag_vect_cost_model)
+    o->x_flag_vect_cost_model = VECT_COST_MODEL_DYNAMIC;
+  /* There is no .gcda: coverage must not warn that it is missing.  */
+  if (!set->x_warn_missing_profile)
+    o->x_warn_missing_profile = 0;
 }
 
 /* The plugin's entry point.  PLUGIN_INFO holds our name and arguments,
@@ -465,10 +611,19 @@ plugin_init (struct plugin_name_args *plugin_info,
       return 1;
     }
 
+  if (sfdo_dump_path && !(sfdo_dump_file = fopen (sfdo_dump_path, "a")))
+    {
+      error_at (UNKNOWN_LOCATION, "%s: cannot open %qs for the dump: %m",
+		SFDO_PLUGIN_NAME, sfdo_dump_path);
+      return 1;
+    }
+  if (!sfdo_dump_only)
+    enable_feedback_optimizations ();
+
   pass_info.pass = make_pass_sfdo_match (g);
   pass_info.reference_pass_name = "profile";
   pass_info.ref_pass_instance_number = 1;
-  pass_info.pos_op = PASS_POS_INSERT_AFTER;
+  pass_info.pos_op = sfdo_dump_only ? PASS_POS_INSERT_AFTER : PASS_POS_REPLACE;
   register_callback (plugin_info->base_name, PLUGIN_PASS_MANAGER_SETUP,
 		     NULL, &pass_info);
   register_callback (plugin_info->base_name, PLUGIN_FINISH_UNIT,

@@ -34,6 +34,7 @@ readonly DEFAULT_PACKAGES=(
     libclang-rt-14-dev        # libFuzzer and sanitizer runtimes for clang
     linux-perf                # perf itself (Debian's name for it)
     autofdo                   # create_gcov, dump_gcov: a reference to compare with
+    python3                   # scripts/count-overlap.py and e2e checks
 )
 
 die() {
