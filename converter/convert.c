@@ -243,20 +243,38 @@ choose_event (struct sfdo_converter *cv, struct sfdo_perfdata *pd)
 
 /* --- The record walk ------------------------------------------------------ */
 
-/* The binary and virtual address of IP in PID, or NULL.  */
+/* The binary and virtual address of IP in PID, or NULL.  A branch stack
+   names a few dozen addresses in one or two mappings, so the last range
+   found is kept: most lookups are an add.  */
 static struct binary *
 resolve (struct sfdo_converter *cv, uint32_t pid, uint64_t ip,
          uint64_t *vaddr)
 {
-  uint32_t fid;
-  uint64_t offset;
-  if (sfdo_procmap_resolve (cv->procmap, pid, ip, cv->last_time, &fid,
-                            &offset) != 0
-      || cv->files[fid].binary < 0)
+  struct resolve_cache *c = &cv->cache;
+  struct sfdo_procmap_hit hit;
+  uint64_t so, size, sv;
+  if (c->b && c->pid == pid && c->time == cv->last_time && ip >= c->lo
+      && ip < c->hi)
+    {
+      *vaddr = ip + c->delta;
+      return c->b;
+    }
+  if (sfdo_procmap_lookup (cv->procmap, pid, ip, cv->last_time, &hit) != 0
+      || cv->files[hit.file_id].binary < 0)
     return NULL;
-  struct binary *b = &cv->binaries[cv->files[fid].binary];
-  return sfdo_symtab_offset_to_vaddr (b->symtab, offset, vaddr) == 0 ? b
-                                                                     : NULL;
+  struct binary *b = &cv->binaries[cv->files[hit.file_id].binary];
+  uint64_t offset = hit.pgoff + (ip - hit.start);
+  if (sfdo_symtab_segment (b->symtab, offset, &so, &size, &sv) != 0)
+    return NULL;
+  /* The part of the mapping that loads from this segment.  */
+  uint64_t seg_lo = hit.start + (so > hit.pgoff ? so - hit.pgoff : 0);
+  uint64_t seg_hi = hit.start + (so + size - hit.pgoff);
+  *c = (struct resolve_cache) { pid, cv->last_time,
+                                seg_lo > hit.start ? seg_lo : hit.start,
+                                seg_hi < hit.end ? seg_hi : hit.end,
+                                sv - so + hit.pgoff - hit.start, b };
+  *vaddr = ip + c->delta;
+  return b;
 }
 
 /* Tally the branch stack of S (newest entry first), each entry weighing
@@ -266,36 +284,40 @@ static void
 take_branch_stack (struct sfdo_converter *cv,
                    const struct sfdo_perfdata_sample *s, uint64_t w)
 {
+  enum { MAX_ENTRIES = 256 };
   const struct sfdo_perfdata_branch *br = s->branches;
   struct sfdo_convert_stats *st = &cv->stats;
+  uint64_t n = s->branch_nr < MAX_ENTRIES ? s->branch_nr : MAX_ENTRIES;
+  uint64_t from[MAX_ENTRIES], to[MAX_ENTRIES];
+  struct binary *bf[MAX_ENTRIES], *bt[MAX_ENTRIES];
   st->lbr_samples++;
-  for (uint64_t i = 0; i < s->branch_nr; i++)
+  for (uint64_t i = 0; i < n; i++)
     {
-      uint64_t from, to;
-      struct binary *bf = resolve (cv, s->pid, br[i].from, &from);
-      struct binary *bt = resolve (cv, s->pid, br[i].to, &to);
+      bf[i] = resolve (cv, s->pid, br[i].from, &from[i]);
+      bt[i] = resolve (cv, s->pid, br[i].to, &to[i]);
       st->lbr_branches++;
-      if (!bf || bf != bt)
+      if (!bf[i] || bf[i] != bt[i])
         {
           st->lbr_branches_dropped++;
           continue;
         }
-      struct sfdo_pairval *v = sfdo_pairmap_get (&bf->branches, from, to);
+      struct sfdo_pairval *v = sfdo_pairmap_get (&bf[i]->branches, from[i],
+                                                 to[i]);
       v->count++;
       v->weight = sfdo_sat_add (v->weight, w);
     }
-  for (uint64_t i = 1; i < s->branch_nr; i++)
+  /* Entry I's target runs straight to entry I-1's source.  */
+  for (uint64_t i = 1; i < n; i++)
     {
-      uint64_t begin, end;
-      struct binary *bb = resolve (cv, s->pid, br[i].to, &begin);
-      struct binary *be = resolve (cv, s->pid, br[i - 1].from, &end);
       st->lbr_ranges++;
-      if (!bb || bb != be || end < begin || end - begin >= SFDO_MAX_RANGE)
+      if (!bt[i] || bt[i] != bf[i - 1] || from[i - 1] < to[i]
+          || from[i - 1] - to[i] >= SFDO_MAX_RANGE)
         {
           st->lbr_ranges_dropped++;
           continue;
         }
-      struct sfdo_pairval *v = sfdo_pairmap_get (&bb->ranges, begin, end);
+      struct sfdo_pairval *v = sfdo_pairmap_get (&bt[i]->ranges, to[i],
+                                                 from[i - 1]);
       v->count++;
       v->weight = sfdo_sat_add (v->weight, w);
     }

@@ -46,6 +46,14 @@ struct deferred_sample {
   uint64_t ip, time, weight;
 };
 
+/* The last address range resolve() mapped: within [lo, hi) of process
+   pid at time, ip maps to vaddr ip + delta of binary b.  */
+struct resolve_cache {
+  uint32_t pid;
+  uint64_t time, lo, hi, delta;
+  struct binary *b;
+};
+
 struct sfdo_converter {
   struct sfdo_convert_opts opts;
   struct binary *binaries;
@@ -60,6 +68,7 @@ struct sfdo_converter {
   struct sfdo_convert_stats stats;
   struct sfdo_decoder *decoder; /* for value sites; NULL if not x86-64 */
   uint64_t last_time;           /* of the latest record with a time */
+  struct resolve_cache cache;
   struct deferred_sample *deferred;     /* samples before their mmap */
   size_t ndeferred, cap_deferred;
 };

@@ -199,6 +199,18 @@ sfdo_procmap_fork (struct sfdo_procmap *pm, uint32_t parent, uint32_t child,
 }
 
 int
+sfdo_procmap_lookup (const struct sfdo_procmap *pm, uint32_t pid, uint64_t ip,
+                     uint64_t time, struct sfdo_procmap_hit *hit)
+{
+  const struct process *p = find_proc (pm, pid);
+  const struct mapping *m = p ? mapping_at (p, ip, time) : NULL;
+  if (!m)
+    return -1;
+  *hit = (struct sfdo_procmap_hit) { m->start, m->end, m->pgoff, m->file_id };
+  return 0;
+}
+
+int
 sfdo_procmap_resolve (const struct sfdo_procmap *pm, uint32_t pid,
                       uint64_t ip, uint64_t time, uint32_t *file_id,
                       uint64_t *offset)

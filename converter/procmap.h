@@ -36,6 +36,18 @@ void sfdo_procmap_fork (struct sfdo_procmap *pm, uint32_t parent,
 /* At TIME, PID replaced its image (exec): earlier mappings end.  */
 void sfdo_procmap_exec (struct sfdo_procmap *pm, uint32_t pid, uint64_t time);
 
+/* A mapping found by sfdo_procmap_lookup.  */
+struct sfdo_procmap_hit {
+  uint64_t start, end, pgoff;   /* [start, end) maps from file offset pgoff */
+  uint32_t file_id;
+};
+
+/* The mapping of IP in PID at TIME into *HIT; returns 0, or -1 if nothing
+   was mapped there then.  */
+int sfdo_procmap_lookup (const struct sfdo_procmap *pm, uint32_t pid,
+                         uint64_t ip, uint64_t time,
+                         struct sfdo_procmap_hit *hit);
+
 /* The file and file offset of IP in PID at TIME; returns 0, or -1 if
    nothing was mapped there then.  */
 int sfdo_procmap_resolve (const struct sfdo_procmap *pm, uint32_t pid,

@@ -541,19 +541,33 @@ sfdo_symtab_is_pic (const struct sfdo_symtab *st)
 }
 
 int
-sfdo_symtab_offset_to_vaddr (const struct sfdo_symtab *st, uint64_t offset,
-                             uint64_t *vaddr)
+sfdo_symtab_segment (const struct sfdo_symtab *st, uint64_t offset,
+                     uint64_t *seg_offset, uint64_t *seg_size,
+                     uint64_t *seg_vaddr)
 {
   for (size_t i = 0; i < st->nsegs; i++)
     {
       const struct load_segment *s = &st->segs[i];
       if (offset >= s->offset && offset - s->offset < s->filesz)
         {
-          *vaddr = s->vaddr + (offset - s->offset);
+          *seg_offset = s->offset;
+          *seg_size = s->filesz;
+          *seg_vaddr = s->vaddr;
           return 0;
         }
     }
   return -1;
+}
+
+int
+sfdo_symtab_offset_to_vaddr (const struct sfdo_symtab *st, uint64_t offset,
+                             uint64_t *vaddr)
+{
+  uint64_t so, size, sv;
+  if (sfdo_symtab_segment (st, offset, &so, &size, &sv) != 0)
+    return -1;
+  *vaddr = sv + (offset - so);
+  return 0;
 }
 
 int

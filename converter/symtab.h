@@ -59,6 +59,12 @@ int sfdo_symtab_is_pic (const struct sfdo_symtab *st);
    segments; returns 0 on success, -1 if no segment holds it.  */
 int sfdo_symtab_offset_to_vaddr (const struct sfdo_symtab *st,
                                  uint64_t offset, uint64_t *vaddr);
+/* The PT_LOAD segment holding file offset OFFSET: its file range
+   [*SEG_OFFSET, *SEG_OFFSET + *SEG_SIZE) loads at *SEG_VADDR.  Returns 0,
+   or -1 if no segment holds it.  */
+int sfdo_symtab_segment (const struct sfdo_symtab *st, uint64_t offset,
+                         uint64_t *seg_offset, uint64_t *seg_size,
+                         uint64_t *seg_vaddr);
 /* The loaded bytes at VADDR: *BYTES points into the file, *LEN is how many
    follow in the same segment.  Returns 0, or -1 if VADDR is not loaded
    from the file.  */
