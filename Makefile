@@ -10,6 +10,7 @@
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 BINDIR   ?= $(PREFIX)/bin
+SPECDIR  ?= $(PREFIX)/lib/sfdo
 CC       ?= gcc
 CXX      ?= g++
 HOST_GCC ?= gcc
@@ -119,13 +120,14 @@ bench: deps
 	@bench/run.sh
 
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PLUGIN_DIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(SPECDIR)
 	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
 	install -m 755 $(PLUGIN) $(DESTDIR)$(PLUGIN_DIR)/samplefdo.so
+	install -m 644 plugin/sfdo.specs $(DESTDIR)$(SPECDIR)/sfdo.specs
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS)))
-	rm -f $(DESTDIR)$(PLUGIN_DIR)/samplefdo.so
+	rm -f $(DESTDIR)$(PLUGIN_DIR)/samplefdo.so $(DESTDIR)$(SPECDIR)/sfdo.specs
 
 clean:
 	rm -rf $(B)

@@ -22,3 +22,20 @@ gcc -O2 -iplugindir="$dest$plugin_dir" -fplugin=samplefdo \
     fail "gcc -fplugin=samplefdo failed: $(cat "$TEST_TMP/cc.err")"
 grep -q 'samplefdo: .*1 functions matched' "$TEST_TMP/cc.err" ||
     fail "the plugin loaded by name did not report its match: $(cat "$TEST_TMP/cc.err")"
+
+# The spec file lets the driver take -fprofile-sample=FILE, for gcc and g++.
+specs=$dest/opt/sfdo/lib/sfdo/sfdo.specs
+[[ -f $specs ]] || fail "sfdo.specs not installed under DESTDIR/PREFIX/lib/sfdo"
+for cc in gcc g++; do
+  src=$TEST_TMP/t.c
+  [[ $cc == g++ ]] && { cp "$TEST_TMP/t.c" "$TEST_TMP/t.cc"; src=$TEST_TMP/t.cc; }
+  "$cc" -O2 -specs="$specs" -iplugindir="$dest$plugin_dir" \
+      -fprofile-sample="$TEST_TMP/t.prof" -fplugin-arg-samplefdo-verbose \
+      -c "$src" -o "$TEST_TMP/s.o" 2>"$TEST_TMP/specs.err" ||
+      fail "$cc -specs=sfdo.specs -fprofile-sample= failed: $(cat "$TEST_TMP/specs.err")"
+  grep -q 'samplefdo: .*functions matched' "$TEST_TMP/specs.err" ||
+      fail "$cc: -fprofile-sample= did not reach the plugin: $(cat "$TEST_TMP/specs.err")"
+done
+rc=0
+gcc -O2 -fprofile-sample="$TEST_TMP/t.prof" -c "$TEST_TMP/t.c" -o "$TEST_TMP/x.o" 2>/dev/null || rc=$?
+[[ $rc -ne 0 ]] || fail "without the spec file, gcc accepted -fprofile-sample="
