@@ -171,6 +171,33 @@ line_count (const struct sfdo_prof_func *f, uint32_t offset, uint32_t disc,
   return found;
 }
 
+/* The profile STMT's innermost frame has in F (the current function's
+   profile), following STMT's inline stack, and STMT's line offset there
+   in *OFFSET; NULL if the profile does not know the position.  */
+
+static const struct sfdo_prof_func *
+innermost_profile (const struct sfdo_prof_func *f, gimple *stmt,
+		   uint32_t *offset)
+{
+  auto_vec<sfdo_frame_loc, 8> stack;
+  int64_t off;
+
+  if (!inline_stack (stmt, &stack))
+    return NULL;
+  for (unsigned i = stack.length () - 1; i > 0 && f; i--)
+    {
+      off = line_offset (stack[i].decl, stack[i].locus);
+      if (off < 0)
+	return NULL;
+      f = callee_profile (f, (uint32_t) off, stack[i - 1].decl);
+    }
+  off = line_offset (stack[0].decl, stack[0].locus);
+  if (off < 0)
+    return NULL;
+  *offset = (uint32_t) off;
+  return f;
+}
+
 /* The count of STMT, in a block of discriminator DISC, from F (the
    current function's profile).  Return false if the profile does not
    know STMT's position.  */
@@ -179,20 +206,22 @@ static bool
 stmt_count (const struct sfdo_prof_func *f, gimple *stmt, unsigned disc,
 	    uint64_t *count)
 {
-  auto_vec<sfdo_frame_loc, 8> stack;
-  int64_t off;
+  uint32_t off;
 
-  if (!inline_stack (stmt, &stack))
-    return false;
-  for (unsigned i = stack.length () - 1; i > 0 && f; i--)
-    {
-      off = line_offset (stack[i].decl, stack[i].locus);
-      if (off < 0)
-	return false;
-      f = callee_profile (f, (uint32_t) off, stack[i - 1].decl);
-    }
-  off = line_offset (stack[0].decl, stack[0].locus);
-  return f && off >= 0 && line_count (f, (uint32_t) off, disc, count);
+  f = innermost_profile (f, stmt, &off);
+  return f && line_count (f, off, disc, count);
+}
+
+const struct sfdo_prof_func *
+sfdo_inlined_callee_profile (const struct sfdo_profile *p,
+			     const struct sfdo_prof_func *f, gimple *call,
+			     tree callee)
+{
+  uint32_t off;
+
+  sfdo_current_profile = p;
+  f = innermost_profile (f, call, &off);
+  return f ? callee_profile (f, off, callee) : NULL;
 }
 
 /* The measured count of BB from F, or -1 if none of its statements is

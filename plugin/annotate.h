@@ -37,6 +37,14 @@ void sfdo_annotate_function (cgraph_node *node, const struct sfdo_profile *p,
 			     enum sfdo_block_vote vote, bool dump_only,
 			     FILE *dump, struct sfdo_annotate_result *result);
 
+/* The profile the profiled binary recorded for CALLEE inlined at the
+   call statement CALL of the current function, whose profile in P is F;
+   NULL if it has none (for example because it was not inlined there).  */
+const struct sfdo_prof_func *
+sfdo_inlined_callee_profile (const struct sfdo_profile *p,
+			     const struct sfdo_prof_func *f, gimple *call,
+			     tree callee);
+
 /* Once every function is annotated and profile_info installed: let the
    current function's frequency class, max count and call edges follow
    its new counts (they compare with profile_info's hot threshold, which

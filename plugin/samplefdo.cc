@@ -73,6 +73,8 @@
 #include "hash-set.h"
 #include "opts.h"
 #include "flags.h"
+#include "hash-map.h"
+#include "gimple-iterator.h"
 
 #include "../profiles/profile.h"
 #include "annotate.h"
@@ -133,6 +135,9 @@ struct sfdo_match_stats
   vec<int> stale_fit;
   /* Blocks annotated, and those with a measured count.  */
   unsigned blocks, known_blocks;
+  /* Inline instances whose counts moved to their callee's own profile,
+     because this compilation calls what the profiled binary inlined.  */
+  unsigned moved_inlinees;
 };
 
 static struct sfdo_match_stats sfdo_stats;
@@ -265,6 +270,80 @@ public:
 
 }; // class pass_sfdo_match
 
+/* Profiles this unit made for functions the profile had only inlined:
+   a lazily opened profile does not find what was added to it.  */
+typedef hash_map<tree, struct sfdo_prof_func *> sfdo_extra_map;
+
+/* The profile of function DECL, from EXTRA, or the profile file.  */
+
+static struct sfdo_prof_func *
+profile_of (tree decl, sfdo_extra_map *extra)
+{
+  struct sfdo_prof_func **made = extra->get (decl);
+  char *name;
+  struct sfdo_prof_func *f;
+
+  if (made)
+    return *made;
+  name = strip_clone_suffixes (IDENTIFIER_POINTER (DECL_ASSEMBLER_NAME (decl)));
+  f = find_function_profile (decl, name);
+  free (name);
+  return f;
+}
+
+/* The profile of DECL to add counts to, made empty (and kept in EXTRA)
+   if the profile has none.  */
+
+static struct sfdo_prof_func *
+profile_to_extend (tree decl, sfdo_extra_map *extra)
+{
+  struct sfdo_prof_func *f = profile_of (decl, extra);
+  char *name;
+
+  if (f)
+    return f;
+  name = strip_clone_suffixes (IDENTIFIER_POINTER (DECL_ASSEMBLER_NAME (decl)));
+  f = sfdo_profile_add_func
+	(sfdo_profile, sfdo_profile_intern_str (sfdo_profile, name),
+	 !TREE_PUBLIC (decl) && main_input_filename
+	 ? sfdo_profile_intern_str (sfdo_profile, main_input_filename) : 0);
+  free (name);
+  extra->put (decl, f);
+  return f;
+}
+
+/* Move into the callee's own profile the counts of every inline instance
+   the profiled binary had at a call that this compilation has not (yet)
+   inlined: the callee's body runs them now.  The function of the call
+   has profile F; USED holds the instances moved already.  */
+
+static void
+move_uninlined_instances (const struct sfdo_prof_func *f,
+			  sfdo_extra_map *extra,
+			  hash_set<const struct sfdo_prof_func *> *used)
+{
+  basic_block bb;
+
+  FOR_EACH_BB_FN (bb, cfun)
+    for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
+	 gsi_next (&gsi))
+      {
+	gcall *call = dyn_cast <gcall *> (gsi_stmt (gsi));
+	tree callee = call ? gimple_call_fndecl (call) : NULL_TREE;
+	cgraph_node *cn = callee ? cgraph_node::get (callee) : NULL;
+	const struct sfdo_prof_func *inst;
+
+	if (!cn || !cn->has_gimple_body_p () || cn->decl == cfun->decl)
+	  continue;
+	inst = sfdo_inlined_callee_profile (sfdo_profile, f, call, callee);
+	if (!inst || used->add (inst))
+	  continue;
+	sfdo_prof_func_add (sfdo_profile, profile_to_extend (callee, extra),
+			    inst);
+	sfdo_stats.moved_inlinees++;
+      }
+}
+
 /* Report under dumps whether DECL (assembler name ASM_NAME, looked up
    as NAME) found profile F.  */
 
@@ -325,7 +404,22 @@ pass_sfdo_match::execute (function *)
   cgraph_node *node;
   unsigned i;
 
+  sfdo_extra_map extra;
+  hash_set<const struct sfdo_prof_func *> moved;
+
   sfdo_stats.ran = 1;
+  if (!sfdo_dump_only)
+    FOR_EACH_FUNCTION_WITH_GIMPLE_BODY (node)
+      {
+	struct sfdo_prof_func *f;
+	if (node->inlined_to || DECL_EXTERNAL (node->decl)
+	    || !(f = profile_of (node->decl, &extra)))
+	  continue;
+	push_cfun (DECL_STRUCT_FUNCTION (node->decl));
+	move_uninlined_instances (f, &extra, &moved);
+	pop_cfun ();
+      }
+
   FOR_EACH_FUNCTION_WITH_GIMPLE_BODY (node)
     {
       tree decl = node->decl;
@@ -341,7 +435,7 @@ pass_sfdo_match::execute (function *)
 
       asm_name = IDENTIFIER_POINTER (DECL_ASSEMBLER_NAME (decl));
       name = strip_clone_suffixes (asm_name);
-      f = find_function_profile (decl, name);
+      f = profile_of (decl, &extra);
       note_match (decl, asm_name, name, f);
       free (name);
       if (!f && !sfdo_dump_only)
@@ -405,9 +499,10 @@ sfdo_finish_unit (void *gcc_data ATTRIBUTE_UNUSED,
 	fprintf (stderr, "%s: %s: unmatched: %s\n",
 		 SFDO_PLUGIN_NAME, main_input_filename, name);
       fprintf (stderr, "%s: %s: %u of %u blocks of matched functions "
-	       "have a measured count\n", SFDO_PLUGIN_NAME,
+	       "have a measured count; %u inline instances moved to callees "
+	       "this unit does not inline\n", SFDO_PLUGIN_NAME,
 	       main_input_filename, sfdo_stats.known_blocks,
-	       sfdo_stats.blocks);
+	       sfdo_stats.blocks, sfdo_stats.moved_inlinees);
       FOR_EACH_VEC_ELT (sfdo_stats.stale_names, i, name)
 	warning (0, "%s: the profile of %qs does not fit its body: only "
 		 "%d%% of its samples are at lines it has; is the profile "

@@ -229,6 +229,13 @@ struct sfdo_prof_func *sfdo_prof_func_add_callsite (struct sfdo_prof_func *f,
                                                     uint32_t discriminator,
                                                     uint32_t name,
                                                     uint32_t file);
+/* Add a copy of everything SRC counts (body, values, inlinees, total,
+   head) into DST, both functions of profile P; DST keeps its name and
+   file and is in canonical order on return.  For a callee that the
+   profiled binary inlined but a new compilation calls: its inline
+   instance's counts belong to its own body now.  */
+void sfdo_prof_func_add (struct sfdo_profile *p, struct sfdo_prof_func *dst,
+                         const struct sfdo_prof_func *src);
 /* The line (OFFSET, DISCRIMINATOR) of finalized F, or NULL.  */
 const struct sfdo_prof_line *sfdo_prof_func_find_line
   (const struct sfdo_prof_func *f, uint32_t offset, uint32_t discriminator);

@@ -389,6 +389,17 @@ copy_func (struct sfdo_profile *pd, const struct sfdo_profile *ps,
 #undef REMAP
 }
 
+void
+sfdo_prof_func_add (struct sfdo_profile *p, struct sfdo_prof_func *dst,
+                    const struct sfdo_prof_func *src)
+{
+  struct sfdo_prof_func *copy = copy_func (p, p, src, 1);
+  copy->name = dst->name;
+  copy->file = dst->file;
+  sfdo_prof_func_absorb (dst, copy);
+  sfdo_prof_func_finalize (p, dst);
+}
+
 static void
 merge_header (struct sfdo_profile *dst, const struct sfdo_profile *src)
 {

@@ -76,3 +76,16 @@ for p in empty other huge zero mut1 mut2 mut3 mut4 mut5 mut6; do
     cmp -s plain.out m.out || fail "built with $p.prof, the program prints something else"
   fi
 done
+
+# A callee the profiled binary inlined but this build calls gets the inline
+# instance's counts in its own body.
+compile inl "$SFDO_ROOT/tests/e2e/data/inlined.c" -O2 -g
+perf_record inl.data -- ./inl
+"$SFDO_BUILD/sfdo-convert" -q inl.data inl -o inl.prof
+grep -q '^ *[0-9.]*: helper:' inl.prof || fail "the profile has no inline instance of helper"
+gcc -std=c11 -O2 -g -fno-inline "${PLUGIN[@]}" -fplugin-arg-samplefdo-profile=inl.prof \
+  -fplugin-arg-samplefdo-verbose -fplugin-arg-samplefdo-dump=inl.dump \
+  "$SFDO_ROOT/tests/e2e/data/inlined.c" -o inl2 2> inl.err || fail "-fno-inline build failed: $(head -3 inl.err)"
+grep -q '1 inline instances moved' inl.err || fail "the inline instance was not moved: $(cat inl.err)"
+awk '/^function helper$/ {f=1; next} /^function/ {f=0} f && $2 >= 2 && $(NF-4) > 0 {n++}
+     END {exit !(n >= 2)}' inl.dump || fail "helper has no measured counts of its own: $(cat inl.dump)"

@@ -894,6 +894,47 @@ test_text_writer_never_writes_what_it_cannot_read (void **state)
   assert_int_equal (failures, 0);
 }
 
+/* An inline instance's counts added to its callee's own profile: body
+   lines sum, nested inlinees and values come along, name and file stay.  */
+static void
+test_func_add_moves_an_inline_instance (void **state)
+{
+  (void) state;
+  struct sfdo_profile *p = sfdo_profile_new ();
+  struct sfdo_prof_func *caller = sfdo_profile_add_func (p, S (p, "caller"), 0);
+  struct sfdo_prof_func *inst
+    = sfdo_prof_func_add_callsite (caller, 3, 0, S (p, "callee"), 0);
+  inst->total = 70;
+  inst->head = 7;
+  sfdo_prof_func_add_line (inst, 1, 0, 30);
+  sfdo_prof_func_add_line (inst, 2, 1, 40);
+  sfdo_prof_func_add_value (inst, 2, 1, SFDO_VALUE_DIVMOD, 8, 5);
+  struct sfdo_prof_func *deep
+    = sfdo_prof_func_add_callsite (inst, 2, 0, S (p, "leaf"), 0);
+  deep->total = 9;
+  sfdo_prof_func_add_line (deep, 0, 0, 9);
+  struct sfdo_prof_func *own = sfdo_profile_add_func (p, S (p, "callee"),
+                                                      S (p, "c.c"));
+  own->total = 10;
+  own->head = 1;
+  sfdo_prof_func_add_line (own, 1, 0, 10);
+  sfdo_prof_func_add (p, own, inst);
+  assert_string_equal (sfdo_profile_str (p, own->name), "callee");
+  assert_string_equal (sfdo_profile_str (p, own->file), "c.c");
+  assert_int_equal (own->total, 80);
+  assert_int_equal (own->head, 8);
+  assert_int_equal (sfdo_prof_func_find_line (own, 1, 0)->count, 40);
+  assert_int_equal (sfdo_prof_func_find_line (own, 2, 1)->count, 40);
+  assert_int_equal (own->nvalues, 1);
+  assert_int_equal (own->values[0].entries[0].value, 8);
+  assert_int_equal (own->ncallsites, 1);
+  assert_int_equal (own->callsites[0].callee->total, 9);
+  /* The instance itself is left as it was.  */
+  assert_int_equal (inst->total, 70);
+  assert_int_equal (inst->nlines, 2);
+  sfdo_profile_free (p);
+}
+
 static void
 test_strings_are_interned (void **state)
 {
@@ -1836,6 +1877,7 @@ main (void)
     cmocka_unit_test (test_names_with_colons_round_trip),
     cmocka_unit_test (test_text_writer_never_writes_what_it_cannot_read),
     cmocka_unit_test (test_strings_are_interned),
+    cmocka_unit_test (test_func_add_moves_an_inline_instance),
     cmocka_unit_test (test_format_example_fields_land_in_place),
     cmocka_unit_test (test_format_example_survives_binary),
     cmocka_unit_test (test_comments_blank_lines_and_cr_are_ignored),
