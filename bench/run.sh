@@ -5,3 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "== profile library (bench/profile-bench.sh)"
 bench/profile-bench.sh
+echo "== sfdo-convert against create_gcov (bench/convert-bench.sh)"
+bench/convert-bench.sh
+echo "== plugin compile time (bench/plugin-compile-bench.sh)"
+bench/plugin-compile-bench.sh
