@@ -45,6 +45,20 @@ sfdo_inlined_callee_profile (const struct sfdo_profile *p,
 			     const struct sfdo_prof_func *f, gimple *call,
 			     tree callee);
 
+/* The profile of STMT's innermost inline frame, following STMT's inline
+   stack from F (the current function's profile in P), and STMT's line
+   offset there in *OFFSET; NULL if the profile does not know it.  */
+const struct sfdo_prof_func *
+sfdo_innermost_profile (const struct sfdo_profile *p,
+			const struct sfdo_prof_func *f, gimple *stmt,
+			uint32_t *offset);
+
+/* Attach the value histograms of F (the current function's profile in P)
+   to the current function's statements, as GCC value profiles (needs
+   its counts written and init_node_map done).  Returns how many.  */
+unsigned sfdo_attach_value_profiles (const struct sfdo_profile *p,
+				     const struct sfdo_prof_func *f);
+
 /* Once every function is annotated and profile_info installed: let the
    current function's frequency class, max count and call edges follow
    its new counts (they compare with profile_info's hot threshold, which

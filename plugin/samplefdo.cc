@@ -75,6 +75,10 @@
 #include "flags.h"
 #include "hash-map.h"
 #include "gimple-iterator.h"
+#include "profile.h"
+#include "value-prof.h"
+#include "ssa.h"
+#include "tree-into-ssa.h"
 
 #include "../profiles/profile.h"
 #include "annotate.h"
@@ -138,6 +142,8 @@ struct sfdo_match_stats
   /* Inline instances whose counts moved to their callee's own profile,
      because this compilation calls what the profiled binary inlined.  */
   unsigned moved_inlinees;
+  /* Value histograms given to GCC.  */
+  unsigned histograms;
 };
 
 static struct sfdo_match_stats sfdo_stats;
@@ -454,12 +460,27 @@ pass_sfdo_match::execute (function *)
   if (sfdo_dump_only)
     return 0;
   sfdo_install_profile_info ();
+  /* Value profiles name indirect-call targets by profile id.  */
+  init_node_map (true);
   FOR_EACH_VEC_ELT (annotated, i, node)
     {
       push_cfun (DECL_STRUCT_FUNCTION (node->decl));
       sfdo_finish_function ();
+      sfdo_stats.histograms
+	+= sfdo_attach_value_profiles (sfdo_profile,
+				       profile_of (node->decl, &extra));
+      if (flag_value_profile_transformations
+	  && gimple_value_profile_transformations ())
+	{
+	  /* The transformations split blocks, as in tree_profiling.  */
+	  free_dominance_info (CDI_DOMINATORS);
+	  free_dominance_info (CDI_POST_DOMINATORS);
+	  update_ssa (TODO_update_ssa);
+	  cgraph_edge::rebuild_edges ();
+	}
       pop_cfun ();
     }
+  del_node_map ();
   return 0;
 }
 
@@ -500,9 +521,10 @@ sfdo_finish_unit (void *gcc_data ATTRIBUTE_UNUSED,
 		 SFDO_PLUGIN_NAME, main_input_filename, name);
       fprintf (stderr, "%s: %s: %u of %u blocks of matched functions "
 	       "have a measured count; %u inline instances moved to callees "
-	       "this unit does not inline\n", SFDO_PLUGIN_NAME,
-	       main_input_filename, sfdo_stats.known_blocks,
-	       sfdo_stats.blocks, sfdo_stats.moved_inlinees);
+	       "this unit does not inline; %u value histograms\n",
+	       SFDO_PLUGIN_NAME, main_input_filename, sfdo_stats.known_blocks,
+	       sfdo_stats.blocks, sfdo_stats.moved_inlinees,
+	       sfdo_stats.histograms);
       FOR_EACH_VEC_ELT (sfdo_stats.stale_names, i, name)
 	warning (0, "%s: the profile of %qs does not fit its body: only "
 		 "%d%% of its samples are at lines it has; is the profile "
