@@ -35,6 +35,14 @@ awk '/^function crc32_update$/ {f=1; next} /^function/ {f=0}
      f && $2 >= 2 && $NF > 0 {n++} END {exit !(n >= 3)}' fdo.dump ||
   fail "crc32_update has fewer than 3 blocks with a count"
 
+# With -flto the counts reach the link-time (WPA) inliner.
+gcc -std=c11 -O2 -g -flto "${PLUGIN[@]}" -fplugin-arg-samplefdo-profile=demo.prof \
+  -c "$SRC" -o lto.o || fail "-flto compile with the plugin failed"
+gcc -O2 -flto -fdump-ipa-inline lto.o -o lto || fail "-flto link failed"
+grep -q 'count:[0-9]* (auto FDO)' lto.wpa.*inline* || fail "no auto FDO counts at link time"
+./lto 50 > lto.out
+cmp -s plain.out lto.out || fail "the -flto program prints something else"
+
 # Closer to the instrumented truth than GCC's static guess, on the same CFG.
 gcc -std=c11 -O2 -g -fprofile-generate "$SRC" -o inst
 ./inst 50 > /dev/null
