@@ -99,7 +99,7 @@ $(B)/asan/%: tests/unit/%.c $(B)/asan/libsfdo.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SANFLAGS) -Itests/unit $< $(B)/asan/libsfdo.a -lcmocka $(LDLIBS) -o $@
 
-$(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(LIB_HDR)
+$(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(LIB_HDR) $(wildcard tests/fuzz/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	  -fno-sanitize-recover=all $< $(LIB_SRC) $(LDLIBS) -o $@

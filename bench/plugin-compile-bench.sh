@@ -12,6 +12,8 @@
 # Target: the plugin's cost under 3% of a plain -O2 compile.
 # Rewrites the "## Plugin compile time" section of bench/RESULTS.md.
 set -euo pipefail
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.."
 REPS=${SFDO_BENCH_REPS:-7}
 W=bench/work/plugin
@@ -63,13 +65,6 @@ Written by \`bench/plugin-compile-bench.sh\` on $(date -u '+%Y-%m-%d %H:%M UTC')
 - The rest of the difference is GCC optimising with a profile: the plugin turns on what \`-fprofile-use\` turns on (unrolling, peeling, tracer, value-profile transformations, ...), which \`-fprofile-use\` costs as well.
 EOT
 )
-python3 - "$section" <<'PY'
-import re, sys
-path = "bench/RESULTS.md"
-text = open(path).read()
-sec = sys.argv[1].rstrip() + "\n"
-pat = re.compile(r"^## Plugin compile time\n.*?(?=^## |\Z)", re.S | re.M)
-text = pat.sub(lambda m: sec + "\n", text) if pat.search(text) else text.rstrip() + "\n\n" + sec
-open(path, "w").write(text)
-PY
+printf '%s\n' "$section" > "$W/section.md"
+results_write_section "## Plugin compile time" "$W/section.md"
 echo "plugin-compile-bench: plugin cost ${share}% of -O2 ($verdict); wrote bench/RESULTS.md"
