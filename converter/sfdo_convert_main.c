@@ -32,6 +32,9 @@ static const char usage_text[] =
   "                        of standard output\n"
   "      --text            text encoding (the default)\n"
   "      --binary          indexed binary encoding (faster for the compiler)\n"
+  "      --format=FORMAT   sfdo (the default), afdo (GCC's AutoFDO, version\n"
+  "                        2 for GCC 12 to 15; afdo1, afdo3 for others) or\n"
+  "                        llvm (LLVM's text sample profile)\n"
   "      --line-vote=max|mean\n"
   "                        a source line's count from its instructions'\n"
   "                        block counts: the max (default) or the mean\n"
@@ -52,6 +55,7 @@ struct options {
   const char *output;
   const char *lbr_dump;
   int binary, stats, quiet;
+  int format;                   /* 0 for sfdo's, else enum sfdo_export_format */
 };
 
 static int
@@ -73,6 +77,23 @@ report (const struct sfdo_error *err)
 }
 
 static int
+parse_format (const char *s, int *format)
+{
+  static const struct { const char *name; int format; } names[] = {
+    { "sfdo", 0 }, { "afdo", SFDO_EXPORT_AFDO2 }, { "afdo1", SFDO_EXPORT_AFDO1 },
+    { "afdo2", SFDO_EXPORT_AFDO2 }, { "afdo3", SFDO_EXPORT_AFDO3 },
+    { "llvm", SFDO_EXPORT_LLVM },
+  };
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (strcmp (s, names[i].name) == 0)
+      {
+        *format = names[i].format;
+        return 0;
+      }
+  return -1;
+}
+
+static int
 parse_options (int argc, char **argv, struct options *o)
 {
   static const struct option opts[] = {
@@ -84,6 +105,7 @@ parse_options (int argc, char **argv, struct options *o)
     { "stats", no_argument, 0, 's' },
     { "quiet", no_argument, 0, 'q' },
     { "lbr-dump", required_argument, 0, 'L' },
+    { "format", required_argument, 0, 'F' },
     { "help", no_argument, 0, 'h' },
     { "version", no_argument, 0, 'V' },
     { 0, 0, 0, 0 }
@@ -98,6 +120,11 @@ parse_options (int argc, char **argv, struct options *o)
       case 's': o->stats = 1; break;
       case 'q': o->quiet = 1; break;
       case 'L': o->lbr_dump = optarg; break;
+      case 'F':
+        if (parse_format (optarg, &o->format) != 0)
+          return usage_error ("--format takes sfdo, afdo, afdo1, afdo2, "
+                              "afdo3 or llvm, not '%s'", optarg);
+        break;
       case 'h': fputs (usage_text, stdout); exit (0);
       case 'V': puts ("sfdo-convert " SFDO_VERSION); exit (0);
       case 'v':
@@ -171,6 +198,25 @@ dump_lbr (const struct sfdo_converter *cv, const char *path)
   return 0;
 }
 
+/* Write P as the options say: sfdo's encodings, or another format whose
+   losses are reported.  */
+static enum sfdo_errc
+save (struct sfdo_profile *p, const struct options *o, struct sfdo_error *err)
+{
+  const char *out = o->output ? o->output : "-";
+  struct sfdo_export_report lost;
+  if (!o->format)
+    return sfdo_profile_save (p, out, o->binary ? SFDO_PROF_BINARY
+                                                : SFDO_PROF_TEXT, err);
+  enum sfdo_errc rc = sfdo_profile_export (p, out,
+                                           (enum sfdo_export_format) o->format,
+                                           &lost, err);
+  if (rc == SFDO_OK)
+    sfdo_export_report_print (stderr, "sfdo-convert",
+                              (enum sfdo_export_format) o->format, &lost);
+  return rc;
+}
+
 static enum sfdo_errc
 open_input (const char *path, struct sfdo_perfdata **pd,
             struct sfdo_error *err)
@@ -199,9 +245,7 @@ main (int argc, char **argv)
       || sfdo_converter_read (cv, pd, progress ? show_progress : NULL, NULL,
                               &err) != SFDO_OK
       || sfdo_converter_build (cv, &p, &err) != SFDO_OK
-      || sfdo_profile_save (p, o.output ? o.output : "-",
-                            o.binary ? SFDO_PROF_BINARY : SFDO_PROF_TEXT,
-                            &err) != SFDO_OK)
+      || save (p, &o, &err) != SFDO_OK)
     rc = report (&err);
   if (progress)
     fputs ("\r\033[K", stderr);

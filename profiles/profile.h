@@ -169,6 +169,39 @@ enum sfdo_errc sfdo_profile_save (struct sfdo_profile *p, const char *path,
                                   enum sfdo_prof_encoding enc,
                                   struct sfdo_error *err);
 
+/* --- Other tools' formats (profile_afdo.c, profile_text.c) ------------- */
+
+/* What an export could not hold, in numbers of items.  */
+struct sfdo_export_report {
+  uint64_t value_histograms;  /* only call targets survive */
+  uint64_t inline_heads;      /* head counts of inline instances */
+  uint64_t checksums;
+  uint64_t files;             /* files of static functions */
+  uint64_t positions;         /* offsets or discriminators too large */
+};
+
+enum sfdo_export_format {
+  SFDO_EXPORT_AFDO1 = 1,      /* GCC's AutoFDO, version 1 (GCC <= 11) */
+  SFDO_EXPORT_AFDO2 = 2,      /* version 2 (GCC 12 to 15) */
+  SFDO_EXPORT_AFDO3 = 3,      /* version 3 (GCC 16) */
+  SFDO_EXPORT_LLVM = 16       /* LLVM's text sample profile */
+};
+
+/* Write P to PATH ("-" for stdout) in FORMAT, atomically; *LOST says what
+   the format could not hold.  Reading needs nothing special: every reader
+   recognises AFDO files (versions 1 to 3, and create_gcov's) and LLVM text
+   by themselves.  */
+enum sfdo_errc sfdo_profile_export (struct sfdo_profile *p, const char *path,
+                                    enum sfdo_export_format format,
+                                    struct sfdo_export_report *lost,
+                                    struct sfdo_error *err);
+
+/* Write to F one line per kind of item LOST counts, "PROGRAM: FORMAT
+   cannot hold N ITEMS; left out", for the tool to show its user.  */
+void sfdo_export_report_print (FILE *f, const char *program,
+                               enum sfdo_export_format format,
+                               const struct sfdo_export_report *lost);
+
 /* --- Strings -------------------------------------------------------------- */
 
 /* The id of the LEN bytes at S, adding them if new.  */

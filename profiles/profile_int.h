@@ -96,6 +96,20 @@ int sfdo_profile_has_duplicate_funcs (struct sfdo_profile *p);
 void sfdo_profile_append_func (struct sfdo_profile *p,
                                struct sfdo_prof_func *f);
 
+/* AFDO (profile_afdo.c).  */
+int sfdo_profile_is_afdo (const void *data, size_t len);
+enum sfdo_errc sfdo_afdo_read (struct sfdo_profile *p, const uint8_t *data,
+                               size_t len, struct sfdo_error *err);
+enum sfdo_errc sfdo_profile_write_afdo (struct sfdo_profile *p, FILE *f,
+                                        unsigned version, const char *name,
+                                        struct sfdo_export_report *lost,
+                                        struct sfdo_error *err);
+/* LLVM's text: the text encoding without sfdo's extensions.  */
+enum sfdo_errc sfdo_text_write_llvm (struct sfdo_profile *p, FILE *f,
+                                     const char *name,
+                                     struct sfdo_export_report *lost,
+                                     struct sfdo_error *err);
+
 /* Encodings.  Each parses LEN bytes at DATA into empty profile P.  */
 int sfdo_profile_is_binary (const void *data, size_t len);
 enum sfdo_errc sfdo_text_read (struct sfdo_profile *p, const char *data,

@@ -21,6 +21,12 @@ parse_bytes (struct sfdo_profile *p, const uint8_t *data, size_t len,
   p->data = data;
   p->data_len = len;
   p->data_mapped = mapped;
+  if (sfdo_profile_is_afdo (data, len))
+    {
+      enum sfdo_errc rc = sfdo_afdo_read (p, data, len, err);
+      sfdo_binary_release (p);
+      return rc;
+    }
   if (!sfdo_profile_is_binary (data, len))
     {
       p->encoding = SFDO_PROF_TEXT;
@@ -175,14 +181,34 @@ sfdo_profile_write (struct sfdo_profile *p, FILE *f,
   return sfdo_text_write (p, f, name, err);
 }
 
-/* Write P to a new temporary file beside PATH and rename it into place.  */
-enum sfdo_errc
-sfdo_profile_save (struct sfdo_profile *p, const char *path,
-                   enum sfdo_prof_encoding enc, struct sfdo_error *err)
+/* How to write a profile: the encodings and the export formats.  */
+struct write_job {
+  enum sfdo_prof_encoding enc;
+  int export_format;            /* 0, or an enum sfdo_export_format */
+  struct sfdo_export_report *lost;
+};
+
+static enum sfdo_errc
+run_job (struct sfdo_profile *p, FILE *f, const struct write_job *job,
+         const char *name, struct sfdo_error *err)
+{
+  if (job->export_format == SFDO_EXPORT_LLVM)
+    return sfdo_text_write_llvm (p, f, name, job->lost, err);
+  if (job->export_format)
+    return sfdo_profile_write_afdo (p, f, (unsigned) job->export_format, name,
+                                    job->lost, err);
+  return sfdo_profile_write (p, f, job->enc, name, err);
+}
+
+/* Write P by JOB to a new temporary file beside PATH and rename it into
+   place, so a failure never leaves a partial file; "-" is stdout.  */
+static enum sfdo_errc
+save_atomically (struct sfdo_profile *p, const char *path,
+                 const struct write_job *job, struct sfdo_error *err)
 {
   if (strcmp (path, "-") == 0)
     {
-      enum sfdo_errc rc = sfdo_profile_write (p, stdout, enc, "<stdout>", err);
+      enum sfdo_errc rc = run_job (p, stdout, job, "<stdout>", err);
       if (rc == SFDO_OK && fflush (stdout) != 0)
         rc = sfdo_error_sys (err, "<stdout>", "write failed");
       return rc;
@@ -199,7 +225,7 @@ sfdo_profile_save (struct sfdo_profile *p, const char *path,
     }
   fchmod (fd, 0644);
   FILE *f = fdopen (fd, "wb");
-  enum sfdo_errc rc = f ? sfdo_profile_write (p, f, enc, path, err)
+  enum sfdo_errc rc = f ? run_job (p, f, job, path, err)
                         : sfdo_error_sys (err, path, "cannot open file");
   if (f && fclose (f) != 0 && rc == SFDO_OK)
     rc = sfdo_error_sys (err, path, "write failed");
@@ -211,4 +237,44 @@ sfdo_profile_save (struct sfdo_profile *p, const char *path,
     unlink (tmp);
   free (tmp);
   return rc;
+}
+
+enum sfdo_errc
+sfdo_profile_save (struct sfdo_profile *p, const char *path,
+                   enum sfdo_prof_encoding enc, struct sfdo_error *err)
+{
+  struct write_job job = { enc, 0, NULL };
+  return save_atomically (p, path, &job, err);
+}
+
+enum sfdo_errc
+sfdo_profile_export (struct sfdo_profile *p, const char *path,
+                     enum sfdo_export_format format,
+                     struct sfdo_export_report *lost, struct sfdo_error *err)
+{
+  struct write_job job = { SFDO_PROF_TEXT, (int) format, lost };
+  return save_atomically (p, path, &job, err);
+}
+
+void
+sfdo_export_report_print (FILE *f, const char *program,
+                          enum sfdo_export_format format,
+                          const struct sfdo_export_report *lost)
+{
+  const struct { uint64_t n; const char *what; } items[] = {
+    { lost->value_histograms, "value histograms (only call targets are kept)" },
+    { lost->inline_heads, "head counts of inline instances" },
+    { lost->checksums, "checksums" },
+    { lost->files, "files of static functions" },
+    { lost->positions,
+      "positions with an offset or discriminator over 16 bits" },
+  };
+  const char *name = format == SFDO_EXPORT_LLVM ? "LLVM's text format"
+                     : format == SFDO_EXPORT_AFDO1 ? "AFDO version 1"
+                     : format == SFDO_EXPORT_AFDO2 ? "AFDO version 2"
+                     : "AFDO version 3";
+  for (size_t i = 0; i < sizeof items / sizeof *items; i++)
+    if (items[i].n)
+      fprintf (f, "%s: %s cannot hold %llu %s; left out\n", program, name,
+               (unsigned long long) items[i].n, items[i].what);
 }

@@ -542,6 +542,8 @@ struct out {
   char buf[1 << 16];
   size_t len;
   int failed;
+  /* LLVM's subset: extensions left out and counted here.  */
+  struct sfdo_export_report *llvm_lost;
 };
 
 static void
@@ -673,6 +675,12 @@ write_metadata (struct out *o, const struct sfdo_profile *p,
       out_u64 (o, f->checksum);
       out_str (o, "\n");
     }
+  if (o->llvm_lost)
+    {
+      o->llvm_lost->files += f->file != 0;
+      o->llvm_lost->value_histograms += f->nvalues;
+      return;
+    }
   if (f->file)
     {
       out_indent (o, depth);
@@ -725,8 +733,10 @@ write_body (struct out *o, const struct sfdo_profile *p,
       out_bytes (o, ":", 1);
       out_u64 (o, c->callee->total);
       /* A name with ':' would make NAME:TOTAL read as NAME:TOTAL:HEAD.  */
-      if (c->callee->head
-          || strchr (sfdo_profile_str (p, c->callee->name), ':'))
+      if (o->llvm_lost)
+        o->llvm_lost->inline_heads += c->callee->head != 0;
+      else if (c->callee->head
+               || strchr (sfdo_profile_str (p, c->callee->name), ':'))
         {
           out_bytes (o, ":", 1);
           out_u64 (o, c->callee->head);
@@ -737,14 +747,15 @@ write_body (struct out *o, const struct sfdo_profile *p,
   write_metadata (o, p, f, depth);
 }
 
-enum sfdo_errc
-sfdo_text_write (struct sfdo_profile *p, FILE *f, const char *name,
-                 struct sfdo_error *err)
+static enum sfdo_errc
+text_write (struct sfdo_profile *p, FILE *f, const char *name,
+            struct sfdo_export_report *llvm_lost, struct sfdo_error *err)
 {
   struct out *o = (struct out *) sfdo_xmalloc (sizeof *o);
   o->f = f;
   o->len = 0;
   o->failed = 0;
+  o->llvm_lost = llvm_lost;
   write_header (o, p);
   for (size_t i = 0; i < p->nfuncs; i++)
     {
@@ -763,4 +774,22 @@ sfdo_text_write (struct sfdo_profile *p, FILE *f, const char *name,
   if (failed)
     return sfdo_error_sys (err, name, "write failed");
   return SFDO_OK;
+}
+
+enum sfdo_errc
+sfdo_text_write (struct sfdo_profile *p, FILE *f, const char *name,
+                 struct sfdo_error *err)
+{
+  return text_write (p, f, name, NULL, err);
+}
+
+enum sfdo_errc
+sfdo_text_write_llvm (struct sfdo_profile *p, FILE *f, const char *name,
+                      struct sfdo_export_report *lost, struct sfdo_error *err)
+{
+  enum sfdo_errc rc = sfdo_profile_finalize (p, err);
+  if (rc == SFDO_OK)
+    rc = sfdo_profile_check_strings (p, name, err);
+  memset (lost, 0, sizeof *lost);
+  return rc == SFDO_OK ? text_write (p, f, name, lost, err) : rc;
 }

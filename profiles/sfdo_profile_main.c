@@ -31,8 +31,16 @@ static const char usage_text[] =
   "        degree of overlap (Chen et al.) at function and line level\n"
   "  convert --text|--binary [-o OUT] PROFILE\n"
   "        rewrite PROFILE in the other encoding (both are lossless)\n"
+  "  export --afdo[=1|2|3]|--llvm [-o OUT] PROFILE\n"
+  "        write GCC's AutoFDO profile (version 2, for GCC 12 to 15, by\n"
+  "        default; 1 for GCC 11 and older, 3 for GCC 16) or LLVM's text\n"
+  "        sample profile; what the format cannot hold is reported\n"
+  "  import [--text|--binary] [-o OUT] PROFILE\n"
+  "        read an AutoFDO profile (versions 1 to 3, create_gcov's too) or\n"
+  "        an LLVM text profile and write it as an sfdo profile\n"
   "\n"
-  "Every reader detects the encoding (text or binary) by itself; PROFILE\n"
+  "Every reader detects the encoding (text, binary, AutoFDO, LLVM text) by\n"
+  "itself, so show, merge and convert take any of them too; PROFILE\n"
   "may be - for standard input.  Output goes to standard output or, with\n"
   "-o, to OUT, written atomically.  Exit status: 0 success, 1 usage error,\n"
   "2 bad input or I/O error.  The format is described in profiles/FORMAT.md.\n";
@@ -320,8 +328,9 @@ cmd_convert (int argc, char **argv)
       binary = c == 'b';
     else
       return EXIT_USAGE;
-  if (binary < 0)
+  if (binary < 0 && strcmp (argv[0], "import") != 0)
     return usage_error ("convert needs --text or --binary%s", "");
+  binary = binary > 0;
   if (optind + 1 != argc)
     return usage_error ("convert needs exactly one PROFILE%s", "");
   struct sfdo_error err;
@@ -329,6 +338,50 @@ cmd_convert (int argc, char **argv)
   if (sfdo_profile_read (argv[optind], &p, &err) != SFDO_OK)
     return report (&err);
   int rc = save (p, out, binary);
+  sfdo_profile_free (p);
+  return rc;
+}
+
+static int
+cmd_export (int argc, char **argv)
+{
+  static const struct option opts[] = {
+    { "output", required_argument, 0, 'o' },
+    { "afdo", optional_argument, 0, 'a' },
+    { "llvm", no_argument, 0, 'l' },
+    { 0, 0, 0, 0 }
+  };
+  const char *out = NULL;
+  int format = 0;
+  for (int c; (c = getopt_long (argc, argv, "o:", opts, NULL)) != -1;)
+    if (c == 'o')
+      out = optarg;
+    else if (c == 'l')
+      format = SFDO_EXPORT_LLVM;
+    else if (c == 'a' && (!optarg || (optarg[0] >= '1' && optarg[0] <= '3'
+                                      && !optarg[1])))
+      format = optarg ? optarg[0] - '0' : SFDO_EXPORT_AFDO2;
+    else if (c == 'a')
+      return usage_error ("--afdo takes version 1, 2 or 3, not '%s'", optarg);
+    else
+      return EXIT_USAGE;
+  if (!format)
+    return usage_error ("export needs --afdo[=VERSION] or --llvm%s", "");
+  if (optind + 1 != argc)
+    return usage_error ("export needs exactly one PROFILE%s", "");
+  struct sfdo_error err;
+  struct sfdo_profile *p;
+  struct sfdo_export_report lost;
+  if (sfdo_profile_read (argv[optind], &p, &err) != SFDO_OK)
+    return report (&err);
+  int rc = 0;
+  if (sfdo_profile_export (p, out ? out : "-",
+                           (enum sfdo_export_format) format, &lost, &err)
+      != SFDO_OK)
+    rc = report (&err);
+  else
+    sfdo_export_report_print (stderr, "sfdo-profile",
+                              (enum sfdo_export_format) format, &lost);
   sfdo_profile_free (p);
   return rc;
 }
@@ -370,13 +423,16 @@ main (int argc, char **argv)
       printf ("sfdo-profile " SFDO_VERSION "\n");
       return 0;
     }
-  argv[1] = argv[0];
+  argv[1] = (char *) cmd;
   if (!strcmp (cmd, "show"))
     return cmd_show (argc - 1, argv + 1);
   if (!strcmp (cmd, "merge"))
     return cmd_merge (argc - 1, argv + 1);
-  if (!strcmp (cmd, "convert"))
+  /* Reading detects AFDO and LLVM text, so importing is converting.  */
+  if (!strcmp (cmd, "convert") || !strcmp (cmd, "import"))
     return cmd_convert (argc - 1, argv + 1);
+  if (!strcmp (cmd, "export"))
+    return cmd_export (argc - 1, argv + 1);
   if (!strcmp (cmd, "overlap"))
     return cmd_overlap (argc - 1, argv + 1);
   return usage_error ("unknown command '%s'", cmd);
