@@ -217,25 +217,12 @@ settle_votes (struct attributor *at)
     }
 }
 
-/* Total of F: its lines and, recursively, its inlinees.  */
-static uint64_t
-compute_totals (struct sfdo_prof_func *f)
-{
-  uint64_t total = 0;
-  for (size_t i = 0; i < f->nlines; i++)
-    total = sfdo_sat_add (total, f->lines[i].count);
-  for (size_t i = 0; i < f->ncallsites; i++)
-    total = sfdo_sat_add (total, compute_totals (f->callsites[i].callee));
-  f->total = total;
-  return total;
-}
-
 void
 attr_finish (struct attributor *at)
 {
   settle_votes (at);
   for (size_t i = 0; i < at->ntop; i++)
-    compute_totals (at->top[i]);
+    sfdo_prof_func_sum_totals (at->top[i]);
   free (at->votes);
   free (at->top);
   sfdo_u64map_release (&at->tops);

@@ -449,6 +449,18 @@ sfdo_prof_func_add_callsite (struct sfdo_prof_func *f, uint32_t offset,
   return c->callee;
 }
 
+uint64_t
+sfdo_prof_func_sum_totals (struct sfdo_prof_func *f)
+{
+  uint64_t total = 0;
+  for (size_t i = 0; i < f->nlines; i++)
+    total = sfdo_sat_add (total, f->lines[i].count);
+  for (size_t i = 0; i < f->ncallsites; i++)
+    total = sfdo_sat_add (total,
+                          sfdo_prof_func_sum_totals (f->callsites[i].callee));
+  return f->total = total;
+}
+
 const struct sfdo_prof_line *
 sfdo_prof_func_find_line (const struct sfdo_prof_func *f, uint32_t offset,
                           uint32_t discriminator)

@@ -269,6 +269,9 @@ struct sfdo_prof_func *sfdo_prof_func_add_callsite (struct sfdo_prof_func *f,
    instance's counts belong to its own body now.  */
 void sfdo_prof_func_add (struct sfdo_profile *p, struct sfdo_prof_func *dst,
                          const struct sfdo_prof_func *src);
+/* Set the total of F, and of everything nested in it, to the sum of its
+   body counts and its inlinees' totals (saturating); returns F's.  */
+uint64_t sfdo_prof_func_sum_totals (struct sfdo_prof_func *f);
 /* The line (OFFSET, DISCRIMINATOR) of finalized F, or NULL.  */
 const struct sfdo_prof_line *sfdo_prof_func_find_line
   (const struct sfdo_prof_func *f, uint32_t offset, uint32_t discriminator);

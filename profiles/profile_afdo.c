@@ -526,17 +526,6 @@ read_instance (struct afdo_in *in, struct sfdo_prof_func *f, unsigned depth)
   return rc;
 }
 
-static uint64_t
-sum_totals (struct sfdo_prof_func *f)
-{
-  uint64_t total = 0;
-  for (size_t i = 0; i < f->nlines; i++)
-    total = sfdo_sat_add (total, f->lines[i].count);
-  for (size_t i = 0; i < f->ncallsites; i++)
-    total = sfdo_sat_add (total, sum_totals (f->callsites[i].callee));
-  return f->total = total;
-}
-
 static enum sfdo_errc
 read_functions (struct afdo_in *in)
 {
@@ -568,7 +557,7 @@ read_functions (struct afdo_in *in)
       if (rc == SFDO_OK)
         {
           f->file = in->name_files[index];
-          sum_totals (f);
+          sfdo_prof_func_sum_totals (f);
         }
     }
   return rc;
