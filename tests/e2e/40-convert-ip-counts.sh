@@ -195,7 +195,7 @@ for e in errors[:12]:
     print(f"{label}: {e}")
 sys.exit(1 if errors else 0)
 EOF
-        fail "$label: counts wrong (see above; profiles kept with SFDO_KEEP_TMP=1)"
+        { echo "$label: counts wrong (see above)"; return 1; }
 }
 
 # Pin this shell, and so perf and the program, to one CPU where possible:
@@ -209,10 +209,27 @@ if command -v taskset >/dev/null &&
     pinned=1
 fi
 
-perf_record "$T/plain.data" -c "$PERIOD" -- "$BIN"
-check "$PERF_EVENT" "$T/plain.data"
-perf_record "$T/g.data" -c "$PERIOD" -g -- "$BIN"
-check "$PERF_EVENT -g" "$T/g.data"
+# record_and_check LABEL DATA PERF_OPTION... -- CMD...: record and check,
+# up to 3 times.  The ratios are of timer samples on a shared machine: one
+# recording in a few lands just outside 10% by noise (seen: 3.34 for 3),
+# while a broken conversion misses every time, which still fails.
+record_and_check() {
+    local label=$1 data=$2 attempt
+    shift 2
+    for attempt in 1 2 3; do
+        perf_record "$data" "$@"
+        if check "$label" "$data" > "$data.check" 2>&1; then
+            ((attempt == 1)) || echo "$TEST_NAME: $label: passed at attempt $attempt"
+            return 0
+        fi
+        echo "$TEST_NAME: $label: attempt $attempt: $(grep -v '^$' "$data.check" | head -3 | tr '\n' ' ')"
+    done
+    cat "$data.check"
+    fail "$label: counts wrong in 3 recordings (profiles kept with SFDO_KEEP_TMP=1)"
+}
+
+record_and_check "$PERF_EVENT" "$T/plain.data" -c "$PERIOD" -- "$BIN"
+record_and_check "$PERF_EVENT -g" "$T/g.data" -c "$PERIOD" -g -- "$BIN"
 callchains=$(sed -n 's/.* \([0-9][0-9]*\) with callchains.*/\1/p' "$T/g.data.stats")
 samples=$(sed -n 's/^sfdo-convert: \([0-9]*\) samples:.*/\1/p' "$T/g.data.stats")
 [[ -n $callchains && $callchains == "$samples" ]] ||
@@ -228,9 +245,8 @@ if [[ -z $variant ]]; then
     # (d) across CPUs: exec and mmaps on CPU 1, the samples on CPU 0.
     if ((pinned)) && taskset -p "$mask" $$ >/dev/null &&
        taskset -c 1 true 2>/dev/null; then
-        perf_record "$T/moved.data" -c "$PERIOD" -- \
-            taskset -c 1 "$BIN" migrate 0
-        check "$PERF_EVENT, exec on CPU 1, samples on CPU 0" "$T/moved.data"
+        record_and_check "$PERF_EVENT, exec on CPU 1, samples on CPU 0" \
+            "$T/moved.data" -c "$PERIOD" -- taskset -c 1 "$BIN" migrate 0
     else
         printf '%s: note: not checking a program that moves between CPUs' \
                "$TEST_NAME"
