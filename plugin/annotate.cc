@@ -354,11 +354,59 @@ build_network (const int64_t *raw)
   return g;
 }
 
-/* Write the solved counts of G onto the current function's blocks and
-   edges, with AFDO quality.  */
+/* Whether the measurements RAW say nothing about which way BB branches:
+   none of its successors has a count of its own.  */
+
+static bool
+direction_unmeasured (basic_block bb, const int64_t *raw)
+{
+  edge e;
+  edge_iterator ei;
+
+  if (EDGE_COUNT (bb->succs) < 2)
+    return false;
+  FOR_EACH_EDGE (e, ei, bb->succs)
+    if (raw[e->dest->index] >= 0)
+      return false;
+  return true;
+}
+
+/* Forget measured counts that cannot tell a branch's arms apart: a
+   successor of a conditional block with exactly the block's count, next
+   to a successor the profile does not know.  That is what an arm looks
+   like when the profiled binary turned the branch into a conditional
+   move: the one remaining block holds the condition and both arms, and
+   its count would make the branch look always taken.  */
 
 static void
-write_counts (struct sfdo_flow *g)
+forget_merged_arms (int64_t *raw)
+{
+  basic_block bb;
+  edge e;
+  edge_iterator ei;
+
+  FOR_EACH_BB_FN (bb, cfun)
+    {
+      bool unknown_arm = false;
+      if (EDGE_COUNT (bb->succs) < 2 || raw[bb->index] <= 0)
+	continue;
+      FOR_EACH_EDGE (e, ei, bb->succs)
+	unknown_arm |= raw[e->dest->index] < 0;
+      if (unknown_arm)
+	FOR_EACH_EDGE (e, ei, bb->succs)
+	  if (raw[e->dest->index] == raw[bb->index]
+	      && single_pred_p (e->dest))
+	    raw[e->dest->index] = -1;
+    }
+}
+
+/* Write the solved counts of G onto the current function's blocks and
+   edges, with AFDO quality.  Where the measurements RAW say nothing about
+   a branch's direction, its probabilities stay GCC's static ones (as AFDO
+   quality): the flow's choice there is arbitrary, all or nothing.  */
+
+static void
+write_counts (struct sfdo_flow *g, const int64_t *raw)
 {
   basic_block bb;
   edge e;
@@ -374,12 +422,44 @@ write_counts (struct sfdo_flow *g)
       FOR_EACH_EDGE (e, ei, bb->succs)
 	{
 	  uint64_t ec = sfdo_flow_edge_count (g, k++);
-	  if (c > 0)
+	  if (c > 0 && !direction_unmeasured (bb, raw))
 	    e->probability
 	      = profile_count::from_gcov_type (MIN ((gcov_type) ec, c)).afdo ()
 		  .probability_in (bb->count);
 	  else if (e->probability.initialized_p ())
 	    e->probability = e->probability.afdo ();
+	}
+    }
+}
+
+/* Where a branch's direction is unmeasured the flow sent everything one
+   way; split it by the (static) probabilities instead, down each arm's
+   chain of unmeasured single-entry blocks, so passes such as the tracer
+   do not see a hot path that was never observed.  */
+
+static void
+split_unmeasured_arms (const int64_t *raw)
+{
+  basic_block bb;
+  edge e;
+  edge_iterator ei;
+
+  FOR_EACH_BB_FN (bb, cfun)
+    {
+      if (!direction_unmeasured (bb, raw))
+	continue;
+      FOR_EACH_EDGE (e, ei, bb->succs)
+	{
+	  basic_block arm = e->dest;
+	  profile_count c = bb->count.apply_probability (e->probability);
+	  while (arm != EXIT_BLOCK_PTR_FOR_FN (cfun) && single_pred_p (arm)
+		 && raw[arm->index] < 0)
+	    {
+	      arm->count = c;
+	      if (!single_succ_p (arm))
+		break;
+	      arm = single_succ (arm);
+	    }
 	}
     }
 }
@@ -414,9 +494,11 @@ sfdo_annotate_function (cgraph_node *node, const struct sfdo_profile *p,
   result->fit = f ? profile_fit (f) : 1.0;
   if (!dump_only && f)
     {
+      forget_merged_arms (raw);
       g = build_network (raw);
       sfdo_flow_solve (g);
-      write_counts (g);
+      write_counts (g, raw);
+      split_unmeasured_arms (raw);
       node->count = ENTRY_BLOCK_PTR_FOR_FN (cfun)->count;
       profile_status_for_fn (cfun) = PROFILE_READ;
     }

@@ -42,8 +42,9 @@
       minimum-cost flow (smooth/mcf.h), written with AFDO quality with
       edge probabilities, node->count and PROFILE_READ; profile_info gets
       a summary.  plugin_init turns on what -fprofile-use turns on
-      (branch probabilities, unrolling, peeling, tracer, ...), except
-      what the user set explicitly.  See
+      (branch probabilities, unrolling, peeling, ...), except what the
+      user set explicitly, and except -ftracer (see
+      enable_feedback_optimizations).  See
       shared/background/autofdo-and-gcc-internals.md section 4.
 
       -fplugin-arg-samplefdo-dump=FILE writes every function's blocks:
@@ -664,7 +665,10 @@ enable_feedback_optimizations (void)
   SFDO_ENABLE (flag_branch_probabilities);
   SFDO_ENABLE (flag_unroll_loops);
   SFDO_ENABLE (flag_peel_loops);
-  SFDO_ENABLE (flag_tracer);
+  /* Not -ftracer: it duplicates the join of a branch into both arms, and
+     when the profiled binary had if-converted that branch (a conditional
+     move) samples cannot show it is unpredictable; the branchy code that
+     results ran 2.4 times slower on examples/demo.c's CRC loop.  */
   SFDO_ENABLE (flag_value_profile_transformations);
   SFDO_ENABLE (flag_inline_functions);
   SFDO_ENABLE (flag_ipa_cp);
