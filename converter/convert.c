@@ -596,6 +596,43 @@ fill_header (struct sfdo_converter *cv, struct sfdo_profile *p)
   h->samples_dropped = cv->stats.samples - cv->stats.used;
 }
 
+/* Add the call counts of F's call targets, and of its inlinees', into
+   INCOMING (callee name id -> calls).  */
+static void
+count_calls (const struct sfdo_prof_func *f, struct sfdo_u64map *incoming)
+{
+  for (size_t i = 0; i < f->nlines; i++)
+    for (size_t k = 0; k < f->lines[i].ntargets; k++)
+      {
+        uint64_t *n = sfdo_u64map_get (incoming, f->lines[i].targets[k].name);
+        *n = sfdo_sat_add (*n, f->lines[i].targets[k].count);
+      }
+  for (size_t i = 0; i < f->ncallsites; i++)
+    count_calls (f->callsites[i].callee, incoming);
+}
+
+/* With callchains, a function is entered as often as its callers' calls
+   reach it (direct calls run as often as their blocks; callchains split
+   indirect ones), which keeps each head count consistent with the call
+   edges into it; a function no call of these binaries reaches (main, a
+   callback) keeps its entry block's count.  */
+static void
+heads_from_calls (struct sfdo_profile *p)
+{
+  struct sfdo_u64map incoming = { 0 };
+  size_t n = sfdo_profile_nfuncs (p);
+  for (size_t i = 0; i < n; i++)
+    count_calls (sfdo_profile_func (p, i, NULL), &incoming);
+  for (size_t i = 0; i < n; i++)
+    {
+      struct sfdo_prof_func *f = sfdo_profile_func (p, i, NULL);
+      uint64_t *calls = sfdo_u64map_find (&incoming, f->name);
+      if (calls && *calls)
+        f->head = *calls;
+    }
+  sfdo_u64map_release (&incoming);
+}
+
 enum sfdo_errc
 sfdo_converter_build (struct sfdo_converter *cv, struct sfdo_profile **out,
                       struct sfdo_error *err)
@@ -626,6 +663,8 @@ sfdo_converter_build (struct sfdo_converter *cv, struct sfdo_profile **out,
     }
   fill_header (cv, p);
   enum sfdo_errc rc = sfdo_profile_finalize (p, err);
+  if (rc == SFDO_OK && cv->stats.callchains && !cv->stats.lbr_samples)
+    heads_from_calls (p);
   if (rc != SFDO_OK)
     {
       sfdo_profile_free (p);

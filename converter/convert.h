@@ -10,9 +10,10 @@
  * the count of a basic block is the summed weight of its instructions
  * divided by their number, which cancels skid and stall aggregation; a
  * source line's count is the max (or mean) of the counts of the blocks of
- * its instructions.  Direct calls take the count of their block; a
- * function's head count is its entry block's count; frame-pointer
- * callchains split an indirect call's count among its targets.
+ * its instructions.  Direct calls take the count of their block; frame-
+ * pointer callchains split an indirect call's count among its targets.
+ * With callchains a function's head count is the sum of the calls into
+ * it; without, or for a function no call reaches, its entry block's.
  *
  * LBR mode: every straight run between two taken branches ran once per
  * sighting; taken calls give call edges, head counts and indirect-call

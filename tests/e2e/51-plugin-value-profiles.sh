@@ -44,3 +44,10 @@ grep -q '== 100)' memsizes-fdo-memsizes.c.*optimized ||
 profile icalls -fdump-ipa-profile_estimate-details
 grep -q 'speculative call main/[0-9]* => add1' icalls-fdo-icalls.c.*profile_estimate ||
   fail "the indirect call was not promoted to add1: $(grep -i specul icalls-fdo-icalls.c.*profile_estimate | head -3)"
+
+# With callchains, a head count is the calls into the function: add1's head
+# is what main's indirect call sent it.
+head=$(awk -F: '/^add1:/ {print $3}' icalls.prof)
+calls=$(grep -o ' add1:[0-9]*' icalls.prof | head -1 | cut -d: -f2)
+[[ -n $head && $head == "$calls" ]] ||
+  fail "add1's head count ($head) is not the calls main made to it ($calls)"
