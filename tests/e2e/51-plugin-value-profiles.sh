@@ -19,7 +19,9 @@ profile () {
   shift
   compile "$name" "$DATA/$name.c" -O2 -g -fno-omit-frame-pointer
   ./"$name" > "$name.out"
-  perf_record "$name.data" "$REGS" -g -- ./"$name"
+  # A fifth of the usual period: only samples in the few instructions
+  # before a division or a call reveal its operand.
+  perf_record "$name.data" -c $((PERF_PERIOD / 5)) "$REGS" -g -- ./"$name"
   "$SFDO_BUILD/sfdo-convert" -q "$name.data" "$name" -o "$name.prof"
   gcc -std=c11 -O2 -g -fno-omit-frame-pointer -fchecking=2 "${PLUGIN[@]}" \
     -fplugin-arg-samplefdo-profile="$name.prof" -fplugin-arg-samplefdo-verbose \

@@ -18,6 +18,6 @@ int main (int argc, char **argv)
 {
   size_t sizes[4] = { 100, 100, 100, 2000 };
   (void) argv;
-  printf ("%lu\n", work (argc > 0 ? 20000000ul : 0, sizes));
+  printf ("%lu\n", work (argc > 0 ? 60000000ul : 0, sizes));
   return 0;
 }
