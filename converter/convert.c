@@ -448,9 +448,9 @@ take_sample (struct sfdo_converter *cv, const struct sfdo_perfdata_record *r,
       cv->stats.kernel++;
       return;
     }
+  uint64_t period = sample_period (cv, s);
   if ((s->fields & SFDO_PERFDATA_S_BRANCH_STACK) && s->branch_nr)
     {
-      uint64_t period = sample_period (cv, s);
       take_branch_stack (cv, s, period / s->branch_nr ? period / s->branch_nr
                                                       : 1);
       cv->event_samples++;
@@ -462,18 +462,18 @@ take_sample (struct sfdo_converter *cv, const struct sfdo_perfdata_record *r,
   if (sfdo_procmap_resolve (cv->procmap, s->pid, s->ip, time, &fid, &offset)
       != 0)
     {
-      defer_sample (cv, s->pid, s->ip, time, sample_period (cv, s));
+      defer_sample (cv, s->pid, s->ip, time, period);
       return;
     }
   struct binary *b = binary_at (cv, fid, offset, &vaddr);
   if (!b)
     return;
   uint64_t *w = sfdo_u64map_get (&b->weights, vaddr);
-  *w = sfdo_sat_add (*w, sample_period (cv, s));
+  *w = sfdo_sat_add (*w, period);
   if (s->fields & (SFDO_PERFDATA_S_REGS_USER | SFDO_PERFDATA_S_REGS_INTR))
-    sfdo_values_take (cv, b, vaddr, s, r->attr, sample_period (cv, s));
+    sfdo_values_take (cv, b, vaddr, s, r->attr, period);
   if (s->fields & SFDO_PERFDATA_S_CALLCHAIN)
-    take_callchain (cv, s, sample_period (cv, s));
+    take_callchain (cv, s, period);
   cv->event_samples++;
   cv->stats.used++;
 }

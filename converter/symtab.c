@@ -614,7 +614,13 @@ sfdo_symtab_function_range (const struct sfdo_symtab *st, uint64_t vaddr,
 {
   ptrdiff_t i = last_at_or_below (st->functions, st->nfunctions,
                                   sizeof *st->functions, vaddr);
-  for (; i >= 0 && st->functions[i].lo + (1u << 20) > vaddr; i--)
+  /* The nearest start holds VADDR unless ranges overlap (nested or
+     folded functions), where an earlier one may; those are looked for
+     within 1 MiB only.  A function of any size is found through its own
+     start.  */
+  for (ptrdiff_t first = i;
+       i >= 0 && (i == first || st->functions[i].lo + (1u << 20) > vaddr);
+       i--)
     if (vaddr < st->functions[i].hi)
       {
         *lo = st->functions[i].lo;

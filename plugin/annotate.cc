@@ -178,20 +178,6 @@ line_count (const struct sfdo_prof_func *f, uint32_t offset, uint32_t disc,
 static const struct sfdo_prof_func *
 innermost_profile (const struct sfdo_prof_func *f, gimple *stmt,
 		   uint32_t *offset)
-  ;
-
-const struct sfdo_prof_func *
-sfdo_innermost_profile (const struct sfdo_profile *p,
-			const struct sfdo_prof_func *f, gimple *stmt,
-			uint32_t *offset)
-{
-  sfdo_current_profile = p;
-  return innermost_profile (f, stmt, offset);
-}
-
-static const struct sfdo_prof_func *
-innermost_profile (const struct sfdo_prof_func *f, gimple *stmt,
-		   uint32_t *offset)
 {
   auto_vec<sfdo_frame_loc, 8> stack;
   int64_t off;
@@ -210,6 +196,15 @@ innermost_profile (const struct sfdo_prof_func *f, gimple *stmt,
     return NULL;
   *offset = (uint32_t) off;
   return f;
+}
+
+const struct sfdo_prof_func *
+sfdo_innermost_profile (const struct sfdo_profile *p,
+			const struct sfdo_prof_func *f, gimple *stmt,
+			uint32_t *offset)
+{
+  sfdo_current_profile = p;
+  return innermost_profile (f, stmt, offset);
 }
 
 /* The count of STMT, in a block of discriminator DISC, from F (the

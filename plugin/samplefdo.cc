@@ -407,7 +407,8 @@ unsigned int
 pass_sfdo_match::execute (function *)
 {
   hash_set<const struct sfdo_prof_func *> seen;
-  auto_vec<cgraph_node *> annotated;
+  auto_vec<std::pair<cgraph_node *, struct sfdo_prof_func *> > annotated;
+
   cgraph_node *node;
   unsigned i;
 
@@ -456,20 +457,20 @@ pass_sfdo_match::execute (function *)
       pop_cfun ();
       record_match (node, f, &r, &seen);
       if (f && !sfdo_dump_only)
-	annotated.safe_push (node);
+	annotated.safe_push (std::make_pair (node, f));
     }
   if (sfdo_dump_only)
     return 0;
   sfdo_install_profile_info ();
   /* Value profiles name indirect-call targets by profile id.  */
   init_node_map (true);
-  FOR_EACH_VEC_ELT (annotated, i, node)
+  for (i = 0; i < annotated.length (); i++)
     {
-      push_cfun (DECL_STRUCT_FUNCTION (node->decl));
+      std::pair<cgraph_node *, struct sfdo_prof_func *> *done = &annotated[i];
+      push_cfun (DECL_STRUCT_FUNCTION (done->first->decl));
       sfdo_finish_function ();
-      sfdo_stats.histograms
-	+= sfdo_attach_value_profiles (sfdo_profile,
-				       profile_of (node->decl, &extra));
+      sfdo_stats.histograms += sfdo_attach_value_profiles (sfdo_profile,
+							   done->second);
       if (flag_value_profile_transformations
 	  && gimple_value_profile_transformations ())
 	{
