@@ -59,7 +59,8 @@ insn_kind (csh h, const cs_insn *insn)
   if (cs_insn_group (h, insn, CS_GRP_CALL))
     return SFDO_INSN_CALL;
   if (cs_insn_group (h, insn, CS_GRP_JUMP))
-    return SFDO_INSN_JUMP;
+    return insn->id == X86_INS_JMP || insn->id == X86_INS_LJMP
+           ? SFDO_INSN_JUMP : SFDO_INSN_CJUMP;
   if (cs_insn_group (h, insn, CS_GRP_RET))
     return SFDO_INSN_RET;
   return SFDO_INSN_OTHER;
@@ -122,6 +123,7 @@ sfdo_decode_function (struct sfdo_decoder *d, const uint8_t *code,
   uint64_t *leaders = (uint64_t *) sfdo_xmalloc ((2 * len + 1) * sizeof *leaders);
   out->insn_addrs = (uint64_t *) sfdo_xmalloc ((len + 1) * sizeof (uint64_t));
   out->call_targets = (uint64_t *) sfdo_xmalloc ((len + 1) * sizeof (uint64_t));
+  out->jump_targets = (uint64_t *) sfdo_xmalloc ((len + 1) * sizeof (uint64_t));
   out->kinds = (uint8_t *) sfdo_xmalloc (len + 1);
   const uint8_t *p = code;
   size_t left = len;
@@ -136,6 +138,7 @@ sfdo_decode_function (struct sfdo_decoder *d, const uint8_t *code,
         = ok ? direct_target (d->handle, d->insn, CS_GRP_CALL) : 0;
       uint64_t target = ok ? direct_target (d->handle, d->insn, CS_GRP_JUMP)
                            : 0;
+      out->jump_targets[i] = target;
       int split = !ok || ends_block (d->handle, d->insn);
       if (!ok)
         p++, left--, addr++;
@@ -155,6 +158,7 @@ sfdo_func_blocks_release (struct sfdo_func_blocks *fb)
 {
   free (fb->insn_addrs);
   free (fb->call_targets);
+  free (fb->jump_targets);
   free (fb->kinds);
   free (fb->blocks);
   memset (fb, 0, sizeof *fb);

@@ -27,8 +27,9 @@ struct sfdo_decoder;
 enum sfdo_insn_kind {
   SFDO_INSN_OTHER = 0,
   SFDO_INSN_CALL = 1,         /* a call, direct or indirect */
-  SFDO_INSN_JUMP = 2,
-  SFDO_INSN_RET = 3
+  SFDO_INSN_JUMP = 2,         /* an unconditional jump */
+  SFDO_INSN_RET = 3,
+  SFDO_INSN_CJUMP = 4         /* a conditional jump (jcc, loop, jrcxz) */
 };
 
 struct sfdo_block {
@@ -41,6 +42,8 @@ struct sfdo_func_blocks {
   uint64_t lo, hi;
   uint64_t *insn_addrs;       /* every decoded instruction, ascending */
   uint64_t *call_targets;     /* per instruction: a direct call's target,
+                                 else 0 */
+  uint64_t *jump_targets;     /* per instruction: a direct jump's target,
                                  else 0 */
   uint8_t *kinds;             /* per instruction: enum sfdo_insn_kind */
   size_t ninsns;

@@ -4,7 +4,8 @@
  * block the summed weight of its instructions divided by their number
  * (Chen et al.: this cancels skid and stall aggregation), and give every
  * instruction its block's count (attribute.h takes it to its source
- * position).  A direct call runs as often as its block; a function is
+ * position).  Where cycles were recorded beside retired instructions,
+ * binflow.h first classifies the blocks and smooths their counts.  A direct call runs as often as its block; a function is
  * entered as often as its entry block runs.  */
 #include "convert_int.h"
 
@@ -13,6 +14,7 @@
 
 #include "../common/xalloc.h"
 #include "attribute.h"
+#include "binflow.h"
 
 /* Every instruction of block BL ran COUNT times, and so did a direct call
    among them.  */
@@ -31,12 +33,59 @@ vote_block (struct attributor *at, const struct sfdo_func_blocks *fb,
     }
 }
 
+/* The summed weight in MAP of the instructions of block BL of FB.  */
+static uint64_t
+block_sum (const struct sfdo_u64map *map, const struct sfdo_func_blocks *fb,
+           const struct sfdo_block *bl)
+{
+  uint64_t sum = 0;
+  if (map->n == 0)
+    return 0;
+  for (uint32_t j = 0; j < bl->ninsns; j++)
+    {
+      uint64_t *w = sfdo_u64map_find (map, fb->insn_addrs[bl->first_insn + j]);
+      sum = sfdo_sat_add (sum, w ? *w : 0);
+    }
+  return sum;
+}
+
+/* Chen et al.'s classification of each block of FB from its counted
+   (instructions) weight WEIGHT[k] and B's cycles and stall cycles.  */
+static uint8_t *
+classify_blocks (struct sfdo_converter *cv, const struct binary *b,
+                 const struct sfdo_func_blocks *fb, const uint64_t *weight)
+{
+  uint8_t *classes = (uint8_t *) sfdo_xcalloc (fb->nblocks + 1, 1);
+  for (size_t k = 0; k < fb->nblocks; k++)
+    {
+      double clk = (double) block_sum (&b->clk_weights, fb, &fb->blocks[k]);
+      double stall
+        = (double) block_sum (&b->stall_weights, fb, &fb->blocks[k]);
+      if (!weight[k] && !clk)
+        continue;
+      classes[k] = (uint8_t) sfdo_classify_block ((double) weight[k], clk,
+                                                  stall);
+      cv->stats.blocks_classified++;
+      cv->stats.blocks_over += classes[k] == SFDO_SAMPLING_OVER;
+      cv->stats.blocks_under += classes[k] == SFDO_SAMPLING_UNDER;
+    }
+  return classes;
+}
+
+/* Whether the binary-level MCF prepass runs.  */
+static int
+smoothing (const struct sfdo_converter *cv)
+{
+  return cv->opts.smooth == SFDO_SMOOTH_ON
+         || (cv->opts.smooth == SFDO_SMOOTH_AUTO && cv->classify);
+}
+
 /* Count the blocks of function [LO, HI) from the weights at KEYS[0..N)
    and vote for its lines; returns the head count.  */
 static uint64_t
-build_function (struct attributor *at, struct binary *b,
-                struct sfdo_decoder *dec, uint64_t lo, uint64_t hi,
-                const uint64_t *keys, size_t n)
+build_function (struct sfdo_converter *cv, struct attributor *at,
+                struct binary *b, struct sfdo_decoder *dec, uint64_t lo,
+                uint64_t hi, const uint64_t *keys, size_t n)
 {
   const uint8_t *code;
   size_t len;
@@ -45,6 +94,7 @@ build_function (struct attributor *at, struct binary *b,
   struct sfdo_func_blocks fb;
   sfdo_decode_function (dec, code, len, lo, hi, &fb);
   uint64_t *weight = (uint64_t *) sfdo_xcalloc (fb.nblocks + 1, sizeof *weight);
+  uint64_t *count = (uint64_t *) sfdo_xcalloc (fb.nblocks + 1, sizeof *count);
   for (size_t i = 0; i < n; i++)
     {
       ptrdiff_t k = sfdo_func_blocks_find (&fb, keys[i]);
@@ -52,17 +102,27 @@ build_function (struct attributor *at, struct binary *b,
         weight[k] = sfdo_sat_add (weight[k],
                                   *sfdo_u64map_find (&b->weights, keys[i]));
     }
+  for (size_t k = 0; k < fb.nblocks; k++)
+    count[k] = weight[k] / fb.blocks[k].ninsns;
+  if (smoothing (cv))
+    {
+      uint8_t *classes = cv->classify ? classify_blocks (cv, b, &fb, weight)
+                                      : NULL;
+      sfdo_binflow_smooth (&fb, 0, classes, count);
+      cv->stats.functions_smoothed++;
+      free (classes);
+    }
   uint64_t head = 0, min_nonzero = 0;
   for (size_t k = 0; k < fb.nblocks; k++)
     {
-      uint64_t count = weight[k] / fb.blocks[k].ninsns;
-      if (count && (!min_nonzero || count < min_nonzero))
-        min_nonzero = count;
+      if (count[k] && (!min_nonzero || count[k] < min_nonzero))
+        min_nonzero = count[k];
       if (k == 0)
-        head = count;
-      vote_block (at, &fb, &fb.blocks[k], count);
+        head = count[k];
+      vote_block (at, &fb, &fb.blocks[k], count[k]);
     }
   free (weight);
+  free (count);
   sfdo_func_blocks_release (&fb);
   /* A function that ran was entered: a short entry block may simply have
      caught no sample.  */
@@ -185,7 +245,8 @@ sfdo_build_ip_profile (struct sfdo_converter *cv, struct binary *b,
         }
       while (j < n && keys[j] < hi)
         j++;
-      uint64_t head = build_function (&at, b, dec, lo, hi, keys + i, j - i);
+      uint64_t head = build_function (cv, &at, b, dec, lo, hi, keys + i,
+                                      j - i);
       struct sfdo_prof_func *f = attr_function_at (&at, lo);
       if (f)
         f->head = sfdo_sat_add (f->head, head);

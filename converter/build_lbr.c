@@ -89,7 +89,8 @@ add_branch (struct lbr_builder *lb, uint64_t from, uint64_t to, uint64_t w)
     }
   /* Entering a function: a call, or a tail call from another function.  */
   if (callee && (kind == SFDO_INSN_CALL
-                 || (kind == SFDO_INSN_JUMP && src->fb.lo != to)))
+                 || ((kind == SFDO_INSN_JUMP || kind == SFDO_INSN_CJUMP)
+                     && src->fb.lo != to)))
     {
       struct lbr_func *dst = func_of (lb, to);
       if (dst)

@@ -26,6 +26,8 @@ free_binaries (struct sfdo_converter *cv)
       free (cv->binaries[i].real);
       sfdo_symtab_free (cv->binaries[i].symtab);
       sfdo_u64map_release (&cv->binaries[i].weights);
+      sfdo_u64map_release (&cv->binaries[i].clk_weights);
+      sfdo_u64map_release (&cv->binaries[i].stall_weights);
       sfdo_pairmap_release (&cv->binaries[i].ranges);
       sfdo_pairmap_release (&cv->binaries[i].branches);
       sfdo_pairmap_release (&cv->binaries[i].calls);
@@ -47,6 +49,8 @@ sfdo_converter_free (struct sfdo_converter *cv)
     free (cv->files[i].name);
   free (cv->files);
   free (cv->event_name);
+  for (size_t i = 0; i < cv->naux_notes; i++)
+    free (cv->aux_notes[i].name);
   free (cv->deferred);
   sfdo_decoder_free (cv->decoder);
   sfdo_procmap_free (cv->procmap);
@@ -230,15 +234,112 @@ event_rank (const struct sfdo_perfdata_attr *a)
   return 1;
 }
 
+/* Whether A is the event the user named NAME: perf's name for it, with
+   or without its modifiers (":u").  */
+static int
+event_named (const struct sfdo_perfdata_attr *a, const char *name)
+{
+  if (!a->name)
+    return 0;
+  size_t n = strlen (name);
+  return strcmp (a->name, name) == 0
+         || (!strchr (name, ':') && strncmp (a->name, name, n) == 0
+             && a->name[n] == ':');
+}
+
+static int
+is_cycles (const struct sfdo_perfdata_attr *a)
+{
+  return (a->type == PERF_TYPE_HARDWARE
+          && a->config == PERF_COUNT_HW_CPU_CYCLES)
+         || (a->name && (strstr (a->name, "CPU_CLK_UNHALTED")
+                         || strncmp (a->name, "cycles", 6) == 0));
+}
+
+/* Cycles one sample's worth of event A stands for, when A counts long
+   stalls, else 0.  Typical x86 latencies (Chen et al. take them from the
+   processor manual per micro-architecture): a DTLB miss walks the page
+   table, about 30 cycles; a last-level cache miss goes to DRAM, about
+   200.  */
+static uint32_t
+stall_cycles (const struct sfdo_perfdata_attr *a)
+{
+  if (!a->name)
+    return 0;
+  if ((strstr (a->name, "DTLB") || strstr (a->name, "dTLB"))
+      && (strstr (a->name, "MISS") || strstr (a->name, "miss")))
+    return 30;
+  if (strstr (a->name, "LLC-load-misses") || strstr (a->name, "LLC_MISS")
+      || strstr (a->name, "LONGEST_LAT_CACHE:MISS"))
+    return 200;
+  return 0;
+}
+
+/* Beside the event counted, the events that classify blocks: cycles
+   (needed; a retired-instructions count is what they classify, unless
+   the user named the pair) and long-stall events.  */
+static void
+choose_aux_events (struct sfdo_converter *cv, struct sfdo_perfdata *pd)
+{
+  cv->naux = 0;
+  if (!cv->opts.clk_event && event_rank (cv->event) != 4)
+    return;
+  const struct sfdo_perfdata_attr *clk = NULL;
+  for (size_t i = 0; i < sfdo_perfdata_nattrs (pd) && !clk; i++)
+    {
+      const struct sfdo_perfdata_attr *a = sfdo_perfdata_attr (pd, i);
+      if (a != cv->event && (cv->opts.clk_event
+                             ? event_named (a, cv->opts.clk_event)
+                             : is_cycles (a)))
+        clk = a;
+    }
+  if (!clk)
+    return;
+  cv->aux[cv->naux++] = (struct aux_event) { clk, ROLE_CLK, 0 };
+  for (size_t i = 0; i < sfdo_perfdata_nattrs (pd); i++)
+    {
+      const struct sfdo_perfdata_attr *a = sfdo_perfdata_attr (pd, i);
+      uint32_t cycles = stall_cycles (a);
+      if (cycles && a != cv->event && a != clk && cv->naux < MAX_AUX_EVENTS)
+        cv->aux[cv->naux++] = (struct aux_event) { a, ROLE_STALL, cycles };
+    }
+  cv->classify = 1;
+}
+
 static void
 choose_event (struct sfdo_converter *cv, struct sfdo_perfdata *pd)
 {
   for (size_t i = 0; i < sfdo_perfdata_nattrs (pd); i++)
     {
       const struct sfdo_perfdata_attr *a = sfdo_perfdata_attr (pd, i);
-      if (!cv->event || event_rank (a) > event_rank (cv->event))
-        cv->event = a;
+      if (cv->opts.count_event ? event_named (a, cv->opts.count_event)
+                               : !cv->event
+                                 || event_rank (a) > event_rank (cv->event))
+        {
+          cv->event = a;
+          if (cv->opts.count_event)
+            break;
+        }
     }
+  if (cv->event)
+    choose_aux_events (cv, pd);
+}
+
+/* The role of samples of A, and for stall events the cycles each event
+   stands for.  */
+static enum event_role
+role_of (const struct sfdo_converter *cv, const struct sfdo_perfdata_attr *a,
+         size_t *aux)
+{
+  if (!a || a == cv->event)
+    return ROLE_COUNT;
+  for (size_t i = 0; i < cv->naux; i++)
+    if (cv->aux[i].attr == a)
+      {
+        *aux = i;
+        return cv->aux[i].role;
+      }
+  return ROLE_NONE;
 }
 
 /* --- The record walk ------------------------------------------------------ */
@@ -354,14 +455,38 @@ take_callchain (struct sfdo_converter *cv,
 }
 
 static uint64_t
-sample_period (const struct sfdo_converter *cv,
+sample_period (const struct sfdo_perfdata_attr *a,
                const struct sfdo_perfdata_sample *s)
 {
   if ((s->fields & SFDO_PERFDATA_S_PERIOD) && s->period)
     return s->period;
-  if (cv->event && !cv->event->freq && cv->event->sample_period)
-    return cv->event->sample_period;
+  if (a && !a->freq && a->sample_period)
+    return a->sample_period;
   return 1;
+}
+
+/* The map of B that samples of ROLE add to.  */
+static struct sfdo_u64map *
+weights_of (struct binary *b, enum event_role role)
+{
+  return role == ROLE_CLK ? &b->clk_weights
+         : role == ROLE_STALL ? &b->stall_weights : &b->weights;
+}
+
+/* Add WEIGHT at VADDR of B for a sample of ROLE.  */
+static void
+add_weight (struct sfdo_converter *cv, struct binary *b, enum event_role role,
+            uint64_t vaddr, uint64_t weight)
+{
+  uint64_t *w = sfdo_u64map_get (weights_of (b, role), vaddr);
+  *w = sfdo_sat_add (*w, weight);
+  if (role == ROLE_COUNT)
+    {
+      cv->event_samples++;
+      cv->stats.used++;
+    }
+  else
+    cv->stats.aux_used++;
 }
 
 /* The binary and virtual address of offset OFFSET of mapped file FID;
@@ -391,8 +516,8 @@ binary_at (struct sfdo_converter *cv, uint32_t fid, uint64_t offset,
 #define MAX_DEFERRED (1u << 24)
 
 static void
-defer_sample (struct sfdo_converter *cv, uint32_t pid, uint64_t ip,
-              uint64_t time, uint64_t weight)
+defer_sample (struct sfdo_converter *cv, uint32_t pid, enum event_role role,
+              uint64_t ip, uint64_t time, uint64_t weight)
 {
   if (cv->ndeferred >= MAX_DEFERRED)
     {
@@ -402,7 +527,7 @@ defer_sample (struct sfdo_converter *cv, uint32_t pid, uint64_t ip,
   sfdo_xgrow (&cv->deferred, &cv->cap_deferred, cv->ndeferred + 1,
               sizeof *cv->deferred);
   cv->deferred[cv->ndeferred++]
-    = (struct deferred_sample) { pid, ip, time, weight };
+    = (struct deferred_sample) { pid, (uint8_t) role, ip, time, weight };
 }
 
 static void
@@ -419,14 +544,35 @@ take_deferred (struct sfdo_converter *cv)
         cv->stats.unmapped++;
       else
         b = binary_at (cv, fid, offset, &vaddr);
-      if (!b)
-        continue;
-      uint64_t *w = sfdo_u64map_get (&b->weights, vaddr);
-      *w = sfdo_sat_add (*w, d->weight);
-      cv->event_samples++;
-      cv->stats.used++;
+      if (b)
+        add_weight (cv, b, (enum event_role) d->role, vaddr, d->weight);
     }
   cv->ndeferred = 0;
+}
+
+/* A sample of a classifying event: only where it fell counts.  */
+static void
+take_aux_sample (struct sfdo_converter *cv,
+                 const struct sfdo_perfdata_record *r, size_t aux,
+                 uint64_t time)
+{
+  const struct sfdo_perfdata_sample *s = &r->u.sample;
+  const struct aux_event *e = &cv->aux[aux];
+  uint64_t weight = sample_period (e->attr, s);
+  if (e->role == ROLE_STALL)
+    weight = sfdo_sat_mul (weight, e->stall_cycles);
+  cv->aux_samples[aux]++;
+  uint32_t fid;
+  uint64_t offset, vaddr;
+  if (sfdo_procmap_resolve (cv->procmap, s->pid, s->ip, time, &fid, &offset)
+      != 0)
+    {
+      defer_sample (cv, s->pid, e->role, s->ip, time, weight);
+      return;
+    }
+  struct binary *b = binary_at (cv, fid, offset, &vaddr);
+  if (b)
+    add_weight (cv, b, e->role, vaddr, weight);
 }
 
 static void
@@ -438,17 +584,24 @@ take_sample (struct sfdo_converter *cv, const struct sfdo_perfdata_record *r,
   cv->stats.samples++;
   if (s->fields & SFDO_PERFDATA_S_CALLCHAIN)
     cv->stats.callchains++;
-  if (r->attr && r->attr != cv->event)
-    {
-      cv->stats.other_event++;
-      return;
-    }
   if (mode != PERF_RECORD_MISC_USER && mode != PERF_RECORD_MISC_GUEST_USER)
     {
       cv->stats.kernel++;
       return;
     }
-  uint64_t period = sample_period (cv, s);
+  size_t aux = 0;
+  enum event_role role = role_of (cv, r->attr, &aux);
+  if (role == ROLE_NONE)
+    {
+      cv->stats.other_event++;
+      return;
+    }
+  if (role != ROLE_COUNT)
+    {
+      take_aux_sample (cv, r, aux, time);
+      return;
+    }
+  uint64_t period = sample_period (cv->event, s);
   if ((s->fields & SFDO_PERFDATA_S_BRANCH_STACK) && s->branch_nr)
     {
       take_branch_stack (cv, s, period / s->branch_nr ? period / s->branch_nr
@@ -462,36 +615,48 @@ take_sample (struct sfdo_converter *cv, const struct sfdo_perfdata_record *r,
   if (sfdo_procmap_resolve (cv->procmap, s->pid, s->ip, time, &fid, &offset)
       != 0)
     {
-      defer_sample (cv, s->pid, s->ip, time, period);
+      defer_sample (cv, s->pid, ROLE_COUNT, s->ip, time, period);
       return;
     }
   struct binary *b = binary_at (cv, fid, offset, &vaddr);
   if (!b)
     return;
-  uint64_t *w = sfdo_u64map_get (&b->weights, vaddr);
-  *w = sfdo_sat_add (*w, period);
+  add_weight (cv, b, ROLE_COUNT, vaddr, period);
   if (s->fields & (SFDO_PERFDATA_S_REGS_USER | SFDO_PERFDATA_S_REGS_INTR))
     sfdo_values_take (cv, b, vaddr, s, r->attr, period);
   if (s->fields & SFDO_PERFDATA_S_CALLCHAIN)
     take_callchain (cv, s, period);
-  cv->event_samples++;
-  cv->stats.used++;
 }
 
-/* Keep what the profile header says of the event counted.  */
-static void
-remember_event (struct sfdo_converter *cv, const struct sfdo_perfdata_attr *a)
+/* The name of A for the profile header.  */
+static char *
+event_name (const struct sfdo_perfdata_attr *a)
 {
   char name[64];
-  if (!a->name)
-    snprintf (name, sizeof name, "%s:%llu",
-              a->type == PERF_TYPE_HARDWARE ? "hardware"
-              : a->type == PERF_TYPE_SOFTWARE ? "software" : "raw",
-              (unsigned long long) a->config);
+  if (a->name)
+    return sfdo_xstrndup (a->name, strlen (a->name));
+  snprintf (name, sizeof name, "%s:%llu",
+            a->type == PERF_TYPE_HARDWARE ? "hardware"
+            : a->type == PERF_TYPE_SOFTWARE ? "software" : "raw",
+            (unsigned long long) a->config);
+  return sfdo_xstrndup (name, strlen (name));
+}
+
+/* Keep what the profile header says of the events used.  */
+static void
+remember_events (struct sfdo_converter *cv)
+{
   free (cv->event_name);
-  cv->event_name = a->name ? sfdo_xstrndup (a->name, strlen (a->name))
-                           : sfdo_xstrndup (name, strlen (name));
-  cv->event_period = a->freq ? 0 : a->sample_period;
+  cv->event_name = event_name (cv->event);
+  cv->event_period = cv->event->freq ? 0 : cv->event->sample_period;
+  for (size_t i = 0; i < cv->naux && cv->naux_notes < MAX_AUX_EVENTS; i++)
+    {
+      const struct sfdo_perfdata_attr *a = cv->aux[i].attr;
+      cv->aux_notes[cv->naux_notes++]
+        = (struct event_note) { event_name (a), a->freq ? 0 : a->sample_period,
+                                cv->aux_samples[i] };
+    }
+  cv->naux = 0;
 }
 
 struct walk {
@@ -553,6 +718,41 @@ on_record (const struct sfdo_perfdata_record *r, void *ctx)
   return SFDO_PERFDATA_CB_OK;
 }
 
+/* The events of PD, for messages.  */
+static void
+list_events (struct sfdo_perfdata *pd, char *buf, size_t size)
+{
+  size_t used = 0;
+  buf[0] = 0;
+  for (size_t i = 0; i < sfdo_perfdata_nattrs (pd) && used < size; i++)
+    {
+      const struct sfdo_perfdata_attr *a = sfdo_perfdata_attr (pd, i);
+      int n = snprintf (buf + used, size - used, "%s%s", i ? ", " : "",
+                        a->name ? a->name : "(unnamed)");
+      used += n > 0 ? (size_t) n : 0;
+    }
+}
+
+/* An event the user named that the file does not have is an error.  */
+static enum sfdo_errc
+check_named_events (struct sfdo_converter *cv, struct sfdo_perfdata *pd,
+                    struct sfdo_error *err)
+{
+  const char *missing = NULL;
+  if (cv->opts.count_event && cv->stats.samples
+      && (!cv->event || !event_named (cv->event, cv->opts.count_event)))
+    missing = cv->opts.count_event;
+  else if (cv->opts.clk_event && cv->event && !cv->classify)
+    missing = cv->opts.clk_event;
+  if (!missing)
+    return SFDO_OK;
+  char events[512];
+  list_events (pd, events, sizeof events);
+  return sfdo_error_set (err, SFDO_E_USAGE, NULL, SFDO_NO_OFFSET, 0, 0,
+                         "no event '%s' was recorded (the events: %s)",
+                         missing, events);
+}
+
 enum sfdo_errc
 sfdo_converter_read (struct sfdo_converter *cv, struct sfdo_perfdata *pd,
                      void (*progress) (uint64_t, void *), void *progress_ctx,
@@ -564,11 +764,13 @@ sfdo_converter_read (struct sfdo_converter *cv, struct sfdo_perfdata *pd,
   if (rc == SFDO_OK)
     rc = sfdo_perfdata_foreach_record (pd, on_record, &w, err);
   take_deferred (cv);
+  if (rc == SFDO_OK)
+    rc = check_named_events (cv, pd, err);
   /* Pipe mode delivers build-ids at the end.  */
   if (rc == SFDO_OK)
     rc = check_build_ids (cv, pd, err);
   if (cv->event)
-    remember_event (cv, cv->event);
+    remember_events (cv);
   cv->event = NULL;             /* it belongs to PD */
   return rc;
 }
@@ -591,9 +793,13 @@ fill_header (struct sfdo_converter *cv, struct sfdo_profile *p)
   if (cv->event_name)
     sfdo_profile_add_event (p, cv->event_name, cv->event_period,
                             cv->event_samples);
+  for (size_t i = 0; i < cv->naux_notes; i++)
+    sfdo_profile_add_event (p, cv->aux_notes[i].name, cv->aux_notes[i].period,
+                            cv->aux_notes[i].samples);
   struct sfdo_prof_header *h = sfdo_profile_header (p);
   h->samples_used = cv->stats.used;
-  h->samples_dropped = cv->stats.samples - cv->stats.used;
+  h->samples_dropped = cv->stats.samples - cv->stats.used
+                       - cv->stats.aux_used;
 }
 
 /* Add the call counts of F's call targets, and of its inlinees', into

@@ -14,6 +14,10 @@
  * pointer callchains split an indirect call's count among its targets.
  * With callchains a function's head count is the sum of the calls into
  * it; without, or for a function no call reaches, its entry block's.
+ * Where retired instructions and cycles (and long-stall events) were
+ * recorded together, the cycles classify each block as over- or
+ * under-sampled, and minimum-cost flow over the machine CFG corrects the
+ * block counts before they go to source lines (binflow.h).
  *
  * LBR mode: every straight run between two taken branches ran once per
  * sighting; taken calls give call edges, head counts and indirect-call
@@ -44,8 +48,21 @@ enum sfdo_line_vote {
   SFDO_LINE_MEAN = 1    /* ... or their mean */
 };
 
+enum sfdo_smooth {
+  SFDO_SMOOTH_AUTO = 0, /* binary-level MCF when a second event classifies
+                           blocks (binflow.h) */
+  SFDO_SMOOTH_ON = 1,
+  SFDO_SMOOTH_OFF = 2
+};
+
 struct sfdo_convert_opts {
   enum sfdo_line_vote vote;
+  enum sfdo_smooth smooth;
+  const char *count_event;  /* the event to count, by the name perf
+                               recorded; NULL: the best one */
+  const char *clk_event;    /* the cycles event that classifies blocks;
+                               NULL: cycles or CPU_CLK_UNHALTED beside
+                               instructions, if recorded */
   int force;            /* accept a build-id that differs from the file's */
   const char *tool;     /* written in the profile header */
 };
@@ -65,6 +82,9 @@ struct sfdo_convert_stats {
   uint64_t lbr_branches, lbr_branches_dropped;
   uint64_t lbr_ranges, lbr_ranges_dropped;
   uint64_t values;              /* register samples that gave a value */
+  uint64_t aux_used;            /* samples of classifying events used */
+  uint64_t blocks_over, blocks_under, blocks_classified;
+  uint64_t functions_smoothed;  /* by the binary-level prepass */
 };
 
 struct sfdo_converter;

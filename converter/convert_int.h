@@ -23,6 +23,9 @@ struct binary {
   const char *base;             /* basename of path */
   struct sfdo_symtab *symtab;
   struct sfdo_u64map weights;   /* vaddr -> summed period of samples */
+  struct sfdo_u64map clk_weights;   /* vaddr -> cycles (the CLK event) */
+  struct sfdo_u64map stall_weights; /* vaddr -> stall cycles (events
+                                       times their stall duration) */
   struct sfdo_pairmap ranges;   /* LBR: (begin, end) vaddrs run straight */
   struct sfdo_pairmap branches; /* LBR: (from, to) taken branches */
   struct sfdo_pairmap calls;    /* callchains: (return address, address
@@ -41,10 +44,36 @@ struct mapped_file {
   int binary;                   /* index into binaries, or -1 */
 };
 
+/* What a sample of an event counts for.  */
+enum event_role {
+  ROLE_NONE = 0,                /* an event not used */
+  ROLE_COUNT,                   /* the event counted: weights */
+  ROLE_CLK,                     /* cycles beside it: clk_weights */
+  ROLE_STALL                    /* a long-stall event: stall_weights */
+};
+
 struct deferred_sample {
   uint32_t pid;
+  uint8_t role;
   uint64_t ip, time, weight;
 };
+
+/* An event besides the one counted, for the over/under-sampling
+   classification (binflow.h).  */
+struct aux_event {
+  const struct sfdo_perfdata_attr *attr;
+  enum event_role role;
+  uint32_t stall_cycles;        /* ROLE_STALL: cycles one event stands for */
+};
+
+/* What the profile header says of an event used.  */
+struct event_note {
+  char *name;
+  uint64_t period;              /* 0 when perf varied it (-F) */
+  uint64_t samples;
+};
+
+#define MAX_AUX_EVENTS 8
 
 /* The last address range resolve() mapped: within [lo, hi) of process
    pid at time, ip maps to vaddr ip + delta of binary b.  */
@@ -65,6 +94,12 @@ struct sfdo_converter {
   uint64_t event_samples;
   char *event_name;             /* of the event counted, for the header */
   uint64_t event_period;        /* 0 when perf varied it (-F) */
+  struct aux_event aux[MAX_AUX_EVENTS];     /* of the file being read */
+  uint64_t aux_samples[MAX_AUX_EVENTS];
+  size_t naux;
+  struct event_note aux_notes[MAX_AUX_EVENTS];  /* kept after reading */
+  size_t naux_notes;
+  int classify;                 /* a CLK event was recorded */
   struct sfdo_convert_stats stats;
   struct sfdo_decoder *decoder; /* for value sites; NULL if not x86-64 */
   uint64_t last_time;           /* of the latest record with a time */

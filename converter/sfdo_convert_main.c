@@ -38,6 +38,20 @@ static const char usage_text[] =
   "      --line-vote=max|mean\n"
   "                        a source line's count from its instructions'\n"
   "                        block counts: the max (default) or the mean\n"
+  "      --smooth=auto|on|off\n"
+  "                        correct block counts by minimum-cost flow over\n"
+  "                        the machine code's CFG before they go to source\n"
+  "                        lines; auto (default): when cycles were\n"
+  "                        recorded beside retired instructions, which\n"
+  "                        classify blocks as over- or under-sampled\n"
+  "      --count-event=EVENT\n"
+  "                        count samples of EVENT (its name as perf\n"
+  "                        recorded it, e.g. instructions:u); default: the\n"
+  "                        best recorded (branch stacks, instructions,\n"
+  "                        cycles, then timers)\n"
+  "      --clk-event=EVENT classify blocks with the cycles of EVENT;\n"
+  "                        default: cycles or CPU_CLK_UNHALTED when the\n"
+  "                        counted event is retired instructions\n"
   "      --force           convert even if a build-id recorded in PERF.DATA\n"
   "                        differs from the binary's\n"
   "      --stats           print how many samples were read, used, dropped\n"
@@ -106,6 +120,9 @@ parse_options (int argc, char **argv, struct options *o)
     { "quiet", no_argument, 0, 'q' },
     { "lbr-dump", required_argument, 0, 'L' },
     { "format", required_argument, 0, 'F' },
+    { "smooth", required_argument, 0, 'S' },
+    { "count-event", required_argument, 0, 'E' },
+    { "clk-event", required_argument, 0, 'C' },
     { "help", no_argument, 0, 'h' },
     { "version", no_argument, 0, 'V' },
     { 0, 0, 0, 0 }
@@ -120,6 +137,19 @@ parse_options (int argc, char **argv, struct options *o)
       case 's': o->stats = 1; break;
       case 'q': o->quiet = 1; break;
       case 'L': o->lbr_dump = optarg; break;
+      case 'E': o->convert.count_event = optarg; break;
+      case 'C': o->convert.clk_event = optarg; break;
+      case 'S':
+        if (strcmp (optarg, "auto") == 0)
+          o->convert.smooth = SFDO_SMOOTH_AUTO;
+        else if (strcmp (optarg, "on") == 0)
+          o->convert.smooth = SFDO_SMOOTH_ON;
+        else if (strcmp (optarg, "off") == 0)
+          o->convert.smooth = SFDO_SMOOTH_OFF;
+        else
+          return usage_error ("--smooth takes auto, on or off, not '%s'",
+                              optarg);
+        break;
       case 'F':
         if (parse_format (optarg, &o->format) != 0)
           return usage_error ("--format takes sfdo, afdo, afdo1, afdo2, "
@@ -178,6 +208,19 @@ print_stats (const struct sfdo_convert_stats *s)
              (unsigned long long) s->lbr_branches,
              (unsigned long long) s->lbr_ranges_dropped,
              (unsigned long long) s->lbr_ranges);
+  if (s->aux_used || s->blocks_classified)
+    fprintf (stderr,
+             "sfdo-convert: %llu samples of cycles and stall events "
+             "classified %llu blocks: %llu over-sampled, %llu "
+             "under-sampled\n",
+             (unsigned long long) s->aux_used,
+             (unsigned long long) s->blocks_classified,
+             (unsigned long long) s->blocks_over,
+             (unsigned long long) s->blocks_under);
+  if (s->functions_smoothed)
+    fprintf (stderr, "sfdo-convert: %llu functions' block counts smoothed "
+             "by minimum-cost flow\n",
+             (unsigned long long) s->functions_smoothed);
 }
 
 static int
@@ -226,6 +269,19 @@ open_input (const char *path, struct sfdo_perfdata **pd,
   return sfdo_perfdata_open (path, pd, err);
 }
 
+/* Read PD, named PATH: errors without a file of their own are about it.  */
+static enum sfdo_errc
+read_input (struct sfdo_converter *cv, struct sfdo_perfdata *pd,
+            const char *path, int progress, struct sfdo_error *err)
+{
+  enum sfdo_errc rc = sfdo_converter_read (cv, pd,
+                                           progress ? show_progress : NULL,
+                                           NULL, err);
+  if (rc != SFDO_OK && !err->path[0])
+    snprintf (err->path, sizeof err->path, "%s", path);
+  return rc;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -242,8 +298,7 @@ main (int argc, char **argv)
   if (sfdo_converter_new (&o.convert, (const char *const *) argv + optind + 1,
                           (size_t) (argc - optind - 1), &cv, &err) != SFDO_OK
       || open_input (argv[optind], &pd, &err) != SFDO_OK
-      || sfdo_converter_read (cv, pd, progress ? show_progress : NULL, NULL,
-                              &err) != SFDO_OK
+      || read_input (cv, pd, argv[optind], progress, &err) != SFDO_OK
       || sfdo_converter_build (cv, &p, &err) != SFDO_OK
       || save (p, &o, &err) != SFDO_OK)
     rc = report (&err);

@@ -45,6 +45,11 @@
  *   paths of about a hundred improbable edges: they decide what the
  *   measurements leave open and do not overrule them.  (Only in networks
  *   of millions of nodes does cost_cap squeeze this.)
+ * - A block classified over-sampled by a second event (sfdo_flow_set_bias)
+ *   has the raise cost of cost_cap / LOWER_FACTOR and a lower cost of 1;
+ *   an under-sampled one the reverse.  Chen et al. use the CFG's largest
+ *   cost and 0: 1 keeps every cycle's cost positive, so no flow goes round
+ *   for nothing.
  * - Linear costs make each block's cost convex and the problem a plain
  *   min-cost flow; the price is that ties between alternatives are broken
  *   wholesale (all flow to the cheapest path), not spread out.
@@ -124,6 +129,7 @@ struct sfdo_flow
 {
   size_t nblocks, entry, exit;
   int64_t *measured;            /* SFDO_FLOW_UNKNOWN if none */
+  uint8_t *bias;                /* enum sfdo_flow_bias, per block */
   struct flow_edge *edges;
   size_t nedges, edges_cap;
   uint64_t *block_counts, *edge_counts;  /* the solution, or NULL */
@@ -142,6 +148,7 @@ sfdo_flow_new (size_t nblocks, size_t entry, size_t exit)
   g->measured = sfdo_xmalloc (nblocks * sizeof *g->measured);
   for (size_t b = 0; b < nblocks; b++)
     g->measured[b] = SFDO_FLOW_UNKNOWN;
+  g->bias = sfdo_xcalloc (nblocks, sizeof *g->bias);
   return g;
 }
 
@@ -160,6 +167,7 @@ sfdo_flow_free (struct sfdo_flow *g)
     return;
   forget_solution (g);
   free (g->measured);
+  free (g->bias);
   free (g->edges);
   free (g);
 }
@@ -169,6 +177,15 @@ sfdo_flow_set_count (struct sfdo_flow *g, size_t block, int64_t count)
 {
   assert (block < g->nblocks);
   g->measured[block] = count < 0 ? SFDO_FLOW_UNKNOWN : count;
+  forget_solution (g);
+}
+
+void
+sfdo_flow_set_bias (struct sfdo_flow *g, size_t block,
+                    enum sfdo_flow_bias bias)
+{
+  assert (block < g->nblocks);
+  g->bias[block] = (uint8_t) bias;
   forget_solution (g);
 }
 
@@ -291,10 +308,10 @@ model_count (const struct cost_model *m, const struct sfdo_flow *g,
   return c > m->count_limit ? m->count_limit : c;
 }
 
-/* The cost of raising block B's measured COUNT by one unit.  */
+/* The cost of raising block B's measured COUNT by one unit, unbiased.  */
 static int64_t
-raise_cost (const struct cost_model *m, const struct sfdo_flow *g, size_t b,
-            int64_t count)
+plain_raise_cost (const struct cost_model *m, const struct sfdo_flow *g,
+                  size_t b, int64_t count)
 {
   uint64_t root = sqrt_fixed8 ((uint64_t) count + m->quantum);
   uint64_t cost = (m->scale + root - 1) / root;
@@ -305,10 +322,25 @@ raise_cost (const struct cost_model *m, const struct sfdo_flow *g, size_t b,
 }
 
 static int64_t
+raise_cost (const struct cost_model *m, const struct sfdo_flow *g, size_t b,
+            int64_t count)
+{
+  if (g->bias[b] == SFDO_FLOW_OVER)
+    return m->cost_cap / LOWER_FACTOR;
+  if (g->bias[b] == SFDO_FLOW_UNDER)
+    return 1;
+  return plain_raise_cost (m, g, b, count);
+}
+
+static int64_t
 lower_cost (const struct cost_model *m, const struct sfdo_flow *g, size_t b,
             int64_t count)
 {
-  return LOWER_FACTOR * raise_cost (m, g, b, count);
+  if (g->bias[b] == SFDO_FLOW_OVER)
+    return 1;
+  if (g->bias[b] == SFDO_FLOW_UNDER)
+    return m->cost_cap / LOWER_FACTOR;
+  return LOWER_FACTOR * plain_raise_cost (m, g, b, count);
 }
 
 static int64_t
@@ -677,8 +709,8 @@ read_solution (struct sfdo_flow *g, const struct network *n,
     g->edge_counts[e] = (uint64_t) flow_on (n, map->edge[e]);
 }
 
-void
-sfdo_flow_solve (struct sfdo_flow *g)
+static void
+solve_once (struct sfdo_flow *g)
 {
   struct cost_model m;
   struct network n;
@@ -691,6 +723,179 @@ sfdo_flow_solve (struct sfdo_flow *g)
   arc_map_release (&map);
   network_release (&n);
   model_release (&m);
+}
+
+/* --- Joining detached flow -------------------------------------------------
+ *
+ * Conservation is local, so the cheapest flow may leave a measured loop
+ * circulating with no edge into it carrying anything: the blocks on the
+ * way in and out caught no sample (short blocks beside a hot loop often
+ * catch none), and raising them costs more than leaving the loop detached.
+ * No run goes round a loop it never entered.  So the blocks on the
+ * shortest CFG path from the flow that ENTRY reaches to each detached
+ * block, and from it back to that flow or EXIT, are taken as measured at
+ * one sample's worth (the smallest positive measured count) where they
+ * had less, and the flow is solved again: the measurements then route the
+ * loop's entries through them, usually at no cost to the rest.  A few
+ * rounds at most; the caller's measurements are restored afterwards.  */
+
+#define JOIN_ROUNDS 4
+
+struct adjacency
+{
+  size_t *start;                /* per block + 1: into edge */
+  size_t *edge;                 /* edge indices, grouped by block */
+};
+
+/* Group G's edges by their source (FORWARD) or destination.  */
+static void
+adjacency_init (struct adjacency *a, const struct sfdo_flow *g, bool forward)
+{
+  a->start = sfdo_xcalloc (g->nblocks + 2, sizeof *a->start);
+  a->edge = sfdo_xmalloc ((g->nedges + 1) * sizeof *a->edge);
+  for (size_t e = 0; e < g->nedges; e++)
+    a->start[(forward ? g->edges[e].from : g->edges[e].to) + 2]++;
+  for (size_t b = 0; b < g->nblocks; b++)
+    a->start[b + 2] += a->start[b + 1];
+  for (size_t e = 0; e < g->nedges; e++)
+    a->edge[a->start[(forward ? g->edges[e].from : g->edges[e].to) + 1]++]
+      = e;
+}
+
+static void
+adjacency_release (struct adjacency *a)
+{
+  free (a->start);
+  free (a->edge);
+}
+
+/* Breadth-first from FROM along the edges of A (whose other end is
+   edges[e].to when FORWARD, else .from); only edges with flow when
+   FLOW_ONLY.  Marks SEEN; stops at the first block in GOAL (if not NULL)
+   and returns it, else NONE.  PREV_EDGE, if not NULL, gets the edge each
+   block was reached by.  */
+static size_t
+search (const struct sfdo_flow *g, const struct adjacency *a, size_t from,
+        bool forward, bool flow_only, bool *seen, const bool *goal,
+        size_t *prev_edge)
+{
+  size_t *queue = sfdo_xmalloc (g->nblocks * sizeof *queue);
+  size_t head = 0, tail = 0, found = NONE;
+  seen[from] = true;
+  queue[tail++] = from;
+  while (head < tail && found == NONE)
+    {
+      size_t b = queue[head++];
+      for (size_t i = a->start[b]; i < a->start[b + 1] && found == NONE; i++)
+        {
+          size_t e = a->edge[i];
+          size_t v = forward ? g->edges[e].to : g->edges[e].from;
+          if (seen[v] || (flow_only && g->edge_counts[e] == 0))
+            continue;
+          seen[v] = true;
+          if (prev_edge)
+            prev_edge[v] = e;
+          if (goal && goal[v])
+            found = v;
+          queue[tail++] = v;
+        }
+    }
+  free (queue);
+  return found;
+}
+
+/* Raise the measurement of the blocks strictly between END and START on
+   the path PREV_EDGE leads back along to at least DELTA; count them.  */
+static size_t
+mark_path (struct sfdo_flow *g, const size_t *prev_edge, size_t start,
+           size_t end, bool forward, int64_t delta)
+{
+  size_t marked = 0;
+  for (size_t v = end; v != start;)
+    {
+      size_t e = prev_edge[v];
+      v = forward ? g->edges[e].from : g->edges[e].to;
+      if (v != start && g->measured[v] < delta)
+        g->measured[v] = delta, marked++;
+    }
+  return marked;
+}
+
+/* Give the paths into and out of detached block B one sample's worth,
+   DELTA; REACHED marks the flow from ENTRY.  Returns the blocks marked.  */
+static size_t
+join_block (struct sfdo_flow *g, const struct adjacency *out,
+            const struct adjacency *in, const bool *reached, size_t b,
+            int64_t delta)
+{
+  bool *seen = sfdo_xcalloc (g->nblocks, sizeof *seen);
+  size_t *prev = sfdo_xmalloc (g->nblocks * sizeof *prev);
+  size_t marked = 0;
+  size_t r = search (g, in, b, false, false, seen, reached, prev);
+  if (r != NONE)
+    {
+      marked += mark_path (g, prev, b, r, false, delta);
+      memset (seen, 0, g->nblocks * sizeof *seen);
+      size_t s = search (g, out, b, true, false, seen, reached, prev);
+      if (s != NONE)
+        marked += mark_path (g, prev, b, s, true, delta);
+    }
+  free (prev);
+  free (seen);
+  return marked;
+}
+
+/* Mark the ways into and out of every detached block with flow; returns
+   how many measurements changed.  */
+static size_t
+join_detached (struct sfdo_flow *g, int64_t delta)
+{
+  struct adjacency out, in;
+  adjacency_init (&out, g, true);
+  adjacency_init (&in, g, false);
+  bool *reached = sfdo_xcalloc (g->nblocks, sizeof *reached);
+  bool *handled = sfdo_xcalloc (g->nblocks, sizeof *handled);
+  if (g->block_counts[g->entry])
+    search (g, &out, g->entry, true, true, reached, NULL, NULL);
+  size_t marked = 0;
+  for (size_t b = 0; b < g->nblocks; b++)
+    if (g->block_counts[b] && !reached[b] && !handled[b])
+      {
+        marked += join_block (g, &out, &in, reached, b, delta);
+        /* One join serves the whole detached cycle.  */
+        search (g, &out, b, true, true, handled, NULL, NULL);
+      }
+  free (handled);
+  free (reached);
+  adjacency_release (&in);
+  adjacency_release (&out);
+  return marked;
+}
+
+/* The smallest positive measured count of G, or 0.  */
+static int64_t
+smallest_measured (const struct sfdo_flow *g)
+{
+  int64_t smallest = 0;
+  for (size_t b = 0; b < g->nblocks; b++)
+    if (g->measured[b] > 0 && (!smallest || g->measured[b] < smallest))
+      smallest = g->measured[b];
+  return smallest;
+}
+
+void
+sfdo_flow_solve (struct sfdo_flow *g)
+{
+  solve_once (g);
+  int64_t delta = smallest_measured (g);
+  if (!delta)
+    return;
+  int64_t *measured = sfdo_xmalloc (g->nblocks * sizeof *measured);
+  memcpy (measured, g->measured, g->nblocks * sizeof *measured);
+  for (int round = 0; round < JOIN_ROUNDS && join_detached (g, delta); round++)
+    solve_once (g);
+  memcpy (g->measured, measured, g->nblocks * sizeof *measured);
+  free (measured);
 }
 
 uint64_t

@@ -42,12 +42,26 @@ void sfdo_flow_set_count (struct sfdo_flow *g, size_t block, int64_t count);
 /* An edge FROM -> TO whose static probability (among FROM's successors)
    is PRIOR in [0, 1], or negative if unknown.  Returns the edge's index
    (0, 1, ... in order of adding).  */
+/* What a second event says of BLOCK's measured count (Chen et al.'s
+   over/under-sampling classification): an over-sampled count may fall
+   and should not rise, an under-sampled one the reverse.  The default is
+   SFDO_FLOW_TRUSTED, the plain cost model.  */
+enum sfdo_flow_bias {
+  SFDO_FLOW_TRUSTED = 0,
+  SFDO_FLOW_OVER = 1,
+  SFDO_FLOW_UNDER = 2
+};
+void sfdo_flow_set_bias (struct sfdo_flow *g, size_t block,
+                         enum sfdo_flow_bias bias);
+
 size_t sfdo_flow_add_edge (struct sfdo_flow *g, size_t from, size_t to,
                            double prior);
 
 /* Solve.  Afterwards every block's count is the sum of its in-edges' and
    of its out-edges' counts (ENTRY's in-flow and EXIT's out-flow being the
-   circulation arc; a block without successors sends its count to EXIT).  */
+   circulation arc; a block without successors sends its count to EXIT),
+   and every block with flow is reached by flow from ENTRY where the CFG
+   allows.  */
 void sfdo_flow_solve (struct sfdo_flow *g);
 /* The solved counts; 0 before sfdo_flow_solve and after any change to
    the graph or the counts.  */
@@ -57,8 +71,10 @@ uint64_t sfdo_flow_edge_count (const struct sfdo_flow *g, size_t edge);
 /* The cost (see mcf.c) of the assignment giving block B the count
    BLOCK_COUNTS[B] and edge E the count EDGE_COUNTS[E], or of the solution
    when either is NULL (0 before solving).  The solution costs no more than
-   any consistent assignment: tests use this to check optimality, dumps to
-   report how far the measurements had to move.  */
+   any consistent assignment, unless the cheapest one left flow circling
+   where no flow from ENTRY reaches (then the ways in were raised to one
+   sample's worth, see mcf.c): tests use this to check optimality, dumps
+   to report how far the measurements had to move.  */
 double sfdo_flow_cost (const struct sfdo_flow *g,
                        const uint64_t *block_counts,
                        const uint64_t *edge_counts);

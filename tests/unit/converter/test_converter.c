@@ -288,7 +288,7 @@ test_blocks_of_hand_written_code (void **state)
     = { 0x1000, 0x1002, 0x1004, 0x1006, 0x100b, 0x100d, 0x1010, 0x1012,
         0x1013, 0x1014, 0x1015, 0x1016 };
   static const uint8_t kinds[]
-    = { SFDO_INSN_OTHER, SFDO_INSN_OTHER, SFDO_INSN_JUMP, SFDO_INSN_CALL,
+    = { SFDO_INSN_OTHER, SFDO_INSN_OTHER, SFDO_INSN_CJUMP, SFDO_INSN_CALL,
         SFDO_INSN_CALL, SFDO_INSN_OTHER, SFDO_INSN_JUMP, SFDO_INSN_OTHER,
         SFDO_INSN_OTHER, SFDO_INSN_OTHER, SFDO_INSN_RET, SFDO_INSN_OTHER };
   size_t n = sizeof addrs / sizeof *addrs;
@@ -299,6 +299,8 @@ test_blocks_of_hand_written_code (void **state)
       assert_int_equal (fb.kinds[i], kinds[i]);
       /* Only the direct call has a target.  */
       assert_int_equal (fb.call_targets[i], i == 3 ? 0x2000 : 0);
+      assert_int_equal (fb.jump_targets[i],
+                        i == 2 ? 0x100d : i == 6 ? 0x1015 : 0);
     }
 
   static const struct sfdo_block blocks[] = {
@@ -345,7 +347,8 @@ test_blocks_of_hand_written_code (void **state)
   /* add, jmp | bad | nop nop | ret | nop, je 1000 (target outside) */
   assert_int_equal (fb.ninsns, 8);
   assert_int_equal (fb.insn_addrs[7], 0x1017);
-  assert_int_equal (fb.kinds[7], SFDO_INSN_JUMP);
+  assert_int_equal (fb.kinds[7], SFDO_INSN_CJUMP);
+  assert_int_equal (fb.jump_targets[7], 0x1000);
   assert_int_equal (fb.nblocks, 5);
   assert_int_equal (fb.blocks[4].start, 0x1016);
   assert_int_equal (fb.blocks[4].end, 0x1019);

@@ -125,6 +125,32 @@ assert_edge_counts (const struct sfdo_flow *g, const uint64_t *want,
                 (unsigned long long) want[e]);
 }
 
+/* --- A loop no measured flow enters ---------------------------------------- */
+
+/* E -> P -> L (self loop) -> Q -> X, and E -> X skipping the loop.  The
+   blocks into and out of the loop caught no sample: the cheapest flow
+   circles L with nothing entering it, which the join repairs.  */
+enum { J_E, J_P, J_L, J_Q, J_X, J_N };
+static const size_t joined_from[] = { J_E, J_P, J_L, J_L, J_Q, J_E };
+static const size_t joined_to[] = { J_P, J_L, J_L, J_Q, J_X, J_X };
+static const double joined_prior[] = { 0.5, 1, 0.9, 0.1, 1, 0.5 };
+
+static void
+test_detached_loop_is_joined (void **state)
+{
+  (void) state;
+  const int64_t count[] = { 10, 0, 1000, 0, 10 };
+  struct cfg c = { J_N, J_E, J_X, 6, joined_from, joined_to, joined_prior,
+                   count };
+  struct sfdo_flow *g = solve_cfg (&c);
+  assert_conserved (g, &c);
+  assert_counts (g, (const uint64_t[]) { 10, 10, 1000, 10, 10 }, J_N);
+  /* Every run goes through the loop; none skips it.  */
+  assert_int_equal (sfdo_flow_edge_count (g, 5), 0);
+  assert_int_equal (sfdo_flow_edge_count (g, 1), 10);
+  sfdo_flow_free (g);
+}
+
 /* --- Diamonds: consistent, and with an arm missing ------------------------ */
 
 /* E -> A | B -> X.  */
@@ -832,6 +858,7 @@ main (void)
     cmocka_unit_test (test_huge_counts_do_not_overflow),
     cmocka_unit_test (test_resolving_after_change),
     cmocka_unit_test (test_random_cfgs_properties),
+    cmocka_unit_test (test_detached_loop_is_joined),
     cmocka_unit_test (test_random_cfg_5000_blocks_is_fast),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
