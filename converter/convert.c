@@ -511,23 +511,90 @@ binary_at (struct sfdo_converter *cv, uint32_t fid, uint64_t offset,
 }
 
 /* perf writes each CPU's buffer in turn, so a sample can come before the
-   mmap of its code in the file.  Such samples wait (their IP and weight
-   only) until every mmap has been seen.  */
+   mmap of its code in the file.  Such samples wait (their IP, weight,
+   callchain and branch stack; not their registers) until every mmap has
+   been seen, within a bound on memory.  */
 #define MAX_DEFERRED (1u << 24)
+#define MAX_DEFERRED_WORDS (1u << 24)
 
+static void *
+copy_of (const void *p, size_t n, size_t size)
+{
+  if (!p || !n)
+    return NULL;
+  void *q = sfdo_xmalloc (n * size);
+  memcpy (q, p, n * size);
+  return q;
+}
+
+/* Defer sample S of ROLE, weighing WEIGHT; with its callchain and branch
+   stack when it is of the event counted.  */
 static void
-defer_sample (struct sfdo_converter *cv, uint32_t pid, enum event_role role,
-              uint64_t ip, uint64_t time, uint64_t weight)
+defer_sample (struct sfdo_converter *cv, const struct sfdo_perfdata_sample *s,
+              enum event_role role, uint64_t time, uint64_t weight)
 {
   if (cv->ndeferred >= MAX_DEFERRED)
     {
       cv->stats.unmapped++;
       return;
     }
+  struct deferred_sample d = { s->pid, (uint8_t) role, s->ip, time, weight,
+                               NULL, NULL, 0, 0 };
+  size_t words = s->callchain_nr + 3 * s->branch_nr;
+  if (role == ROLE_COUNT && cv->deferred_words + words <= MAX_DEFERRED_WORDS)
+    {
+      d.callchain = copy_of (s->callchain, s->callchain_nr, sizeof (uint64_t));
+      d.callchain_nr = d.callchain ? (uint32_t) s->callchain_nr : 0;
+      d.branches = copy_of (s->branches, s->branch_nr, sizeof *s->branches);
+      d.branch_nr = d.branches ? (uint32_t) s->branch_nr : 0;
+      cv->deferred_words += words;
+    }
   sfdo_xgrow (&cv->deferred, &cv->cap_deferred, cv->ndeferred + 1,
               sizeof *cv->deferred);
-  cv->deferred[cv->ndeferred++]
-    = (struct deferred_sample) { pid, (uint8_t) role, ip, time, weight };
+  cv->deferred[cv->ndeferred++] = d;
+}
+
+static void
+take_branch_stack (struct sfdo_converter *cv,
+                   const struct sfdo_perfdata_sample *s, uint64_t w);
+static void
+take_callchain (struct sfdo_converter *cv,
+                const struct sfdo_perfdata_sample *s, uint64_t w);
+
+/* A deferred sample, now that every mmap is known.  */
+static void
+take_one_deferred (struct sfdo_converter *cv, const struct deferred_sample *d)
+{
+  struct sfdo_perfdata_sample s;
+  memset (&s, 0, sizeof s);
+  s.pid = s.tid = d->pid;
+  s.ip = d->ip;
+  s.callchain = d->callchain;
+  s.callchain_nr = d->callchain_nr;
+  s.branches = d->branches;
+  s.branch_nr = d->branch_nr;
+  cv->last_time = d->time;
+  if (d->branch_nr)
+    {
+      take_branch_stack (cv, &s, d->weight / d->branch_nr
+                                 ? d->weight / d->branch_nr : 1);
+      cv->event_samples++;
+      cv->stats.used++;
+      return;
+    }
+  uint32_t fid;
+  uint64_t offset, vaddr;
+  struct binary *b = NULL;
+  if (sfdo_procmap_resolve (cv->procmap, d->pid, d->ip, d->time, &fid,
+                            &offset) != 0)
+    cv->stats.unmapped++;
+  else
+    b = binary_at (cv, fid, offset, &vaddr);
+  if (!b)
+    return;
+  add_weight (cv, b, (enum event_role) d->role, vaddr, d->weight);
+  if (d->callchain_nr)
+    take_callchain (cv, &s, d->weight);
 }
 
 static void
@@ -535,19 +602,12 @@ take_deferred (struct sfdo_converter *cv)
 {
   for (size_t i = 0; i < cv->ndeferred; i++)
     {
-      const struct deferred_sample *d = &cv->deferred[i];
-      uint32_t fid;
-      uint64_t offset, vaddr;
-      struct binary *b = NULL;
-      if (sfdo_procmap_resolve (cv->procmap, d->pid, d->ip, d->time, &fid,
-                                &offset) != 0)
-        cv->stats.unmapped++;
-      else
-        b = binary_at (cv, fid, offset, &vaddr);
-      if (b)
-        add_weight (cv, b, (enum event_role) d->role, vaddr, d->weight);
+      take_one_deferred (cv, &cv->deferred[i]);
+      free (cv->deferred[i].callchain);
+      free (cv->deferred[i].branches);
     }
   cv->ndeferred = 0;
+  cv->deferred_words = 0;
 }
 
 /* A sample of a classifying event: only where it fell counts.  */
@@ -567,7 +627,7 @@ take_aux_sample (struct sfdo_converter *cv,
   if (sfdo_procmap_resolve (cv->procmap, s->pid, s->ip, time, &fid, &offset)
       != 0)
     {
-      defer_sample (cv, s->pid, e->role, s->ip, time, weight);
+      defer_sample (cv, s, e->role, time, weight);
       return;
     }
   struct binary *b = binary_at (cv, fid, offset, &vaddr);
@@ -602,20 +662,20 @@ take_sample (struct sfdo_converter *cv, const struct sfdo_perfdata_record *r,
       return;
     }
   uint64_t period = sample_period (cv->event, s);
+  uint32_t fid;
+  uint64_t offset, vaddr;
+  if (sfdo_procmap_resolve (cv->procmap, s->pid, s->ip, time, &fid, &offset)
+      != 0)
+    {
+      defer_sample (cv, s, ROLE_COUNT, time, period);
+      return;
+    }
   if ((s->fields & SFDO_PERFDATA_S_BRANCH_STACK) && s->branch_nr)
     {
       take_branch_stack (cv, s, period / s->branch_nr ? period / s->branch_nr
                                                       : 1);
       cv->event_samples++;
       cv->stats.used++;
-      return;
-    }
-  uint32_t fid;
-  uint64_t offset, vaddr;
-  if (sfdo_procmap_resolve (cv->procmap, s->pid, s->ip, time, &fid, &offset)
-      != 0)
-    {
-      defer_sample (cv, s->pid, ROLE_COUNT, s->ip, time, period);
       return;
     }
   struct binary *b = binary_at (cv, fid, offset, &vaddr);

@@ -56,6 +56,9 @@ struct deferred_sample {
   uint32_t pid;
   uint8_t role;
   uint64_t ip, time, weight;
+  uint64_t *callchain;          /* owned copies, or NULL */
+  struct sfdo_perfdata_branch *branches;
+  uint32_t callchain_nr, branch_nr;
 };
 
 /* An event besides the one counted, for the over/under-sampling
@@ -106,6 +109,7 @@ struct sfdo_converter {
   struct resolve_cache cache;
   struct deferred_sample *deferred;     /* samples before their mmap */
   size_t ndeferred, cap_deferred;
+  size_t deferred_words;        /* callchain and branch words they hold */
 };
 
 /* Register samples to value histograms (values.c).  */
