@@ -80,6 +80,45 @@ smoothing (const struct sfdo_converter *cv)
          || (cv->opts.smooth == SFDO_SMOOTH_AUTO && cv->classify);
 }
 
+/* Whether a jump inside FB goes to its entry: then the entry block is a
+   loop header, and runs more often than the function is entered.  */
+static int
+entry_is_jump_target (const struct sfdo_func_blocks *fb)
+{
+  for (size_t i = 0; i < fb->ninsns; i++)
+    if (fb->jump_targets[i] == fb->lo)
+      return 1;
+  return 0;
+}
+
+/* How often the function of FB, with block counts COUNT, was entered: its
+   entry block's count, or when that also counts a loop, what its returns
+   count.  Where no sample fell, an entry block of n instructions ran fewer
+   than about period / n times, or it would have caught one: half that is
+   the estimate, never 0 for a function that ran, and never a hot loop's
+   count (which would make every call look like a loop's trip).  */
+static uint64_t
+estimate_head (const struct sfdo_converter *cv,
+               const struct sfdo_func_blocks *fb, const uint64_t *count)
+{
+  if (fb->nblocks == 0)
+    return 0;
+  int loops_back = entry_is_jump_target (fb);
+  if (count[0] && !loops_back)
+    return count[0];
+  uint64_t returns = 0;
+  for (size_t k = 0; k < fb->nblocks; k++)
+    {
+      const struct sfdo_block *bl = &fb->blocks[k];
+      if (fb->kinds[bl->first_insn + bl->ninsns - 1] == SFDO_INSN_RET)
+        returns = sfdo_sat_add (returns, count[k]);
+    }
+  if (returns && (!loops_back || returns < count[0]))
+    return returns;
+  uint64_t half_sample = cv->min_sample_weight / 2 / fb->blocks[0].ninsns;
+  return half_sample ? half_sample : 1;
+}
+
 /* Count the blocks of function [LO, HI) from the weights at KEYS[0..N)
    and vote for its lines; returns the head count.  */
 static uint64_t
@@ -112,21 +151,13 @@ build_function (struct sfdo_converter *cv, struct attributor *at,
       cv->stats.functions_smoothed++;
       free (classes);
     }
-  uint64_t head = 0, min_nonzero = 0;
   for (size_t k = 0; k < fb.nblocks; k++)
-    {
-      if (count[k] && (!min_nonzero || count[k] < min_nonzero))
-        min_nonzero = count[k];
-      if (k == 0)
-        head = count[k];
-      vote_block (at, &fb, &fb.blocks[k], count[k]);
-    }
+    vote_block (at, &fb, &fb.blocks[k], count[k]);
+  uint64_t head = estimate_head (cv, &fb, count);
   free (weight);
   free (count);
   sfdo_func_blocks_release (&fb);
-  /* A function that ran was entered: a short entry block may simply have
-     caught no sample.  */
-  return head ? head : min_nonzero;
+  return head;
 }
 
 /* --- Indirect calls, from callchains ------------------------------------- */

@@ -484,6 +484,8 @@ add_weight (struct sfdo_converter *cv, struct binary *b, enum event_role role,
     {
       cv->event_samples++;
       cv->stats.used++;
+      if (!cv->min_sample_weight || weight < cv->min_sample_weight)
+        cv->min_sample_weight = weight;
     }
   else
     cv->stats.aux_used++;

@@ -95,6 +95,7 @@ struct sfdo_converter {
   struct sfdo_procmap *procmap;
   const struct sfdo_perfdata_attr *event;   /* the event counted */
   uint64_t event_samples;
+  uint64_t min_sample_weight;   /* of the event counted: one sample's worth */
   char *event_name;             /* of the event counted, for the header */
   uint64_t event_period;        /* 0 when perf varied it (-F) */
   struct aux_event aux[MAX_AUX_EVENTS];     /* of the file being read */

@@ -9,8 +9,15 @@ counts of both are normalised to sum to 1 over the blocks of functions
 present in both dumps (ENTRY and EXIT left out), and the degree of overlap
 of Chen et al. is the sum over blocks of the smaller of the two shares:
 100% means the same distribution of execution over the CFG.  The
-reference is typically a dump-only compile under -fprofile-use (the
-instrumented counts on the same CFG).
+reference is typically a dump-only compile under -fprofile-use -fno-vpt
+(the instrumented counts on the same CFG: -fno-vpt keeps GCC from
+specialising divisions and calls, which adds blocks, before the dump).
+
+A second line gives the overlap within functions: each function's overlap
+on its own, weighted by its share of the reference.  The gap between the
+two is how far the candidate's weights across functions are off, which
+is where samples of time (cycles, a timer) differ from counts of
+executions: a function of slow instructions looks executed more often.
 """
 import sys
 from collections import defaultdict
@@ -44,6 +51,17 @@ def overlap(ref, cand, funcs):
     return sum(min(ref[f][b] / ta, cand[f][b] / tb) for f, b in keys)
 
 
+def within_functions(ref, cand, funcs):
+    weights = {f: sum(n for b, n in ref[f].items() if b in cand[f]) for f in funcs}
+    total = sum(weights.values())
+    mean = 0.0
+    for f in funcs:
+        o = overlap(ref, cand, [f])
+        if o is not None and total:
+            mean += o * weights[f] / total
+    return mean
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     if len(args) != 2:
@@ -59,6 +77,7 @@ def main():
             if o is not None:
                 print(f"{100 * o:6.2f}%  {f}")
     print(f"block overlap: {100 * total:.2f}% over {len(common)} functions")
+    print(f"within functions: {100 * within_functions(ref, cand, common):.2f}%")
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ cmp -s plain.out lto.out || fail "the -flto program prints something else"
 # Closer to the instrumented truth than GCC's static guess, on the same CFG.
 gcc -std=c11 -O2 -g -fprofile-generate "$SRC" -o inst
 ./inst 50 > /dev/null
-gcc -std=c11 -O2 -g -fprofile-use "${PLUGIN[@]}" -fplugin-arg-samplefdo-profile=demo.prof \
+gcc -std=c11 -O2 -g -fprofile-use -fno-vpt "${PLUGIN[@]}" -fplugin-arg-samplefdo-profile=demo.prof \
   -fplugin-arg-samplefdo-dump-only -fplugin-arg-samplefdo-dump=ref.dump "$SRC" -o inst 2>/dev/null
 gcc -std=c11 -O2 -g "${PLUGIN[@]}" -fplugin-arg-samplefdo-profile=demo.prof \
   -fplugin-arg-samplefdo-dump-only -fplugin-arg-samplefdo-dump=guess.dump "$SRC" -o guess

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# measure-overlap.sh - how close sfdo's counts come to instrumented PGO's,
+# on one C program: the block-level degree of overlap (Chen et al.).
+#
+# Usage: scripts/measure-overlap.sh WORKDIR NAME SOURCE.c [ARG...]
+#
+#   Builds SOURCE.c at -O2 -g, records `./NAME ARG...` with perf at a fixed
+#   period, converts the samples with sfdo-convert, and compiles again with
+#   the plugin dumping its final counts.  The reference is the same source
+#   built -fprofile-generate, run with the same arguments, then compiled
+#   -fprofile-use -fno-vpt with the plugin in dump-only mode: GCC's
+#   instrumented counts on the same CFG (-fno-vpt keeps the value-profile
+#   transforms, which add blocks, from running before the dump).  GCC's
+#   static estimate (dump-only without a profile) is measured the same way.
+#
+#   Prints one line: "NAME GLOBAL WITHIN STATIC SAMPLES" - the overlap over
+#   the whole program, within functions (each function's own, weighted by
+#   its share; see scripts/count-overlap.py), GCC's static estimate's
+#   overlap, and the samples used.  Work files stay in WORKDIR.
+#
+# Environment: PERF_EVENT, PERF_PERIOD (default: what scripts/perf-event.sh
+#   picks), SFDO_BUILD (default build/), CC (default gcc).
+#
+# Exit status: 0 measured; 1 a step failed (its message on stderr); 2 usage.
+
+set -euo pipefail
+
+if (($# < 3)); then
+    sed -n '2,/^$/s/^# \{0,1\}//p' "$0" >&2
+    exit 2
+fi
+work=$1 name=$2 src=$(realpath "$3")
+shift 3
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${SFDO_BUILD:-$root/build}
+cc=${CC:-gcc}
+plugin=(-fplugin="$build/samplefdo.so")
+if [[ -z ${PERF_EVENT:-} || -z ${PERF_PERIOD:-} ]]; then
+    read -r PERF_EVENT PERF_PERIOD < <("$root/scripts/perf-event.sh" 2>/dev/null)
+fi
+
+die() {
+    printf 'measure-overlap: %s: %s\n' "$name" "$*" >&2
+    exit 1
+}
+
+mkdir -p "$work"
+cd "$work"
+rm -f ./*.gcda "$name".{ref,sfdo,static}.dump
+"$cc" -std=gnu11 -O2 -g "$src" -o "$name" || die "the -O2 build failed"
+perf record -q --no-bpf-event -e "$PERF_EVENT" -c "$PERF_PERIOD" \
+    -o "$name.data" -- "./$name" "$@" >/dev/null 2>"$name.perf.err" ||
+    die "perf record failed: $(head -n 3 "$name.perf.err")"
+"$build/sfdo-convert" -q --stats "$name.data" "$name" -o "$name.prof" \
+    2>"$name.convert.err" || die "sfdo-convert failed: $(cat "$name.convert.err")"
+samples=$(sed -n 's/^sfdo-convert: [0-9]* samples: \([0-9]*\) used.*/\1/p' "$name.convert.err")
+
+# One output name for both instrumented builds: gcda files are named after it.
+"$cc" -std=gnu11 -O2 -g -fprofile-generate "$src" -o "$name.inst" ||
+    die "the -fprofile-generate build failed"
+"./$name.inst" "$@" >/dev/null
+"$cc" -std=gnu11 -O2 -g -fprofile-use -fno-vpt "${plugin[@]}" \
+    -fplugin-arg-samplefdo-profile="$name.prof" -fplugin-arg-samplefdo-dump-only \
+    -fplugin-arg-samplefdo-dump="$name.ref.dump" "$src" -o "$name.inst" ||
+    die "the -fprofile-use dump failed"
+"$cc" -std=gnu11 -O2 -g "${plugin[@]}" -fplugin-arg-samplefdo-profile="$name.prof" \
+    -fplugin-arg-samplefdo-dump="$name.sfdo.dump" "$src" -o "$name.sfdo" ||
+    die "the build with the plugin failed"
+"$cc" -std=gnu11 -O2 -g "${plugin[@]}" -fplugin-arg-samplefdo-profile="$name.prof" \
+    -fplugin-arg-samplefdo-dump-only -fplugin-arg-samplefdo-dump="$name.static.dump" \
+    "$src" -o "$name.static" || die "the static-estimate dump failed"
+
+# overlap REF CAND: "GLOBAL WITHIN", percentages.
+overlap() {
+    "$root/scripts/count-overlap.py" "$1" "$2" |
+        sed -n 's/^block overlap: \([0-9.]*\)%.*/\1/p; s/^within functions: \([0-9.]*\)%/\1/p' |
+        paste -sd' '
+}
+read -r global within < <(overlap "$name.ref.dump" "$name.sfdo.dump")
+read -r static _ < <(overlap "$name.ref.dump" "$name.static.dump")
+echo "$name $global $within $static ${samples:-0}"
