@@ -36,12 +36,15 @@ CONVERT_SRC := $(filter-out converter/sfdo_convert_main.c,$(wildcard converter/*
 # One archive for every library module: a tool or the plugin pulls in only
 # the objects it uses (the plugin never needs libdw or Capstone).
 SMOOTH_SRC  := $(wildcard smooth/*.c)
+RECORD_SRC  := $(filter-out recorder/sfdo_record_main.c,$(wildcard recorder/*.c))
 LIB_SRC     := $(COMMON_SRC) $(PROFILE_SRC) $(PERFDATA_SRC) $(CONVERT_SRC) \
-               $(SMOOTH_SRC)
-LIB_HDR     := $(wildcard common/*.h profiles/*.h perfdata/*.h converter/*.h smooth/*.h)
-LDLIBS      := -ldw -lelf -lcapstone -lzstd
+               $(SMOOTH_SRC) $(RECORD_SRC)
+LIB_HDR     := $(wildcard common/*.h profiles/*.h perfdata/*.h converter/*.h \
+                 smooth/*.h recorder/*.h)
+# libpfm4 only for sfdo-record (and tests that link recorder/ objects).
+LDLIBS      := -ldw -lelf -lcapstone -lzstd -lpfm
 
-TOOLS   := $(B)/sfdo-profile $(B)/sfdo-convert
+TOOLS   := $(B)/sfdo-profile $(B)/sfdo-convert $(B)/sfdo-record
 PLUGIN  := $(B)/samplefdo.so
 
 UNIT_SRC  := $(wildcard tests/unit/*/test_*.c)
@@ -79,6 +82,9 @@ $(B)/sfdo-profile: profiles/sfdo_profile_main.c $(B)/libsfdo.a
 	$(CC) $(CFLAGS) $< $(B)/libsfdo.a $(LDLIBS) -o $@
 
 $(B)/sfdo-convert: converter/sfdo_convert_main.c $(B)/libsfdo.a
+	$(CC) $(CFLAGS) $< $(B)/libsfdo.a $(LDLIBS) -o $@
+
+$(B)/sfdo-record: recorder/sfdo_record_main.c $(B)/libsfdo.a
 	$(CC) $(CFLAGS) $< $(B)/libsfdo.a $(LDLIBS) -o $@
 
 # --- the GCC plugin (C++, GCC's own style) ---------------------------------
