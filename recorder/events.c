@@ -150,9 +150,9 @@ sfdo_rec_encode (const char *name, int precise, struct perf_event_attr *attr,
                            "libpfm4 does not initialise here, so no event"
                            " name can be looked up");
   char base[256], *fstr = NULL;
+  int p = perf_modifiers (name, base, sizeof base);
   int rc = pfm_encode (name, attr, &fstr);
-  int p = -1;
-  if (rc != PFM_SUCCESS && (p = perf_modifiers (name, base, sizeof base)) >= 0)
+  if (rc != PFM_SUCCESS && p >= 0)
     {
       free (fstr);
       fstr = NULL;
