@@ -108,7 +108,8 @@ $(B)/asan/%: tests/unit/%.c $(B)/asan/libsfdo.a
 $(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(LIB_HDR) $(wildcard tests/fuzz/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	  -fno-sanitize-recover=all $< $(LIB_SRC) $(LDLIBS) -o $@
+	  -fno-sanitize-recover=all $< $(filter-out $(RECORD_SRC),$(LIB_SRC)) \
+	  $(LDLIBS) -o $@
 
 unit: $(UNIT_BIN) $(UNIT_ASAN)
 fuzz-build: $(FUZZ_BIN)
@@ -126,6 +127,7 @@ bench: deps
 	@bench/run.sh
 
 install: all
+	@scripts/install-deps.sh libpfm4   # sfdo-record's runtime library
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(SPECDIR)
 	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
 	install -m 755 $(PLUGIN) $(DESTDIR)$(PLUGIN_DIR)/samplefdo.so

@@ -14,6 +14,10 @@
 #include "../common/xalloc.h"
 #include "procsynth.h"
 
+#ifndef SFDO_VERSION              /* the Makefile defines it */
+#define SFDO_VERSION "unknown"
+#endif
+
 #define MISC_USER 2             /* PERF_RECORD_MISC_USER */
 #define NT_GNU_BUILD_ID_TYPE 3
 

@@ -38,14 +38,14 @@ static const char usage_text[] =
   "      --duration S stop after S seconds (with -p, -a, or a command)\n"
   "  -q               no messages but errors\n"
   "      --list-events  the events this machine's PMUs offer\n"
-  "  -h, --help       this text\n"
+  "  -h, --help       this text (--version: the version)\n"
   "\n"
   "With -- CMD, counting starts when CMD execs, its children are followed,\n"
   "and sfdo-record exits with CMD's exit status.  SIGINT or SIGTERM stops\n"
   "recording and still writes a complete file.  Exit status otherwise: 0,\n"
   "1 for a usage error, 2 when recording failed (no file is written).\n";
 
-enum { OPT_NO_JITTER = 256, OPT_REGS, OPT_DURATION, OPT_LIST };
+enum { OPT_NO_JITTER = 256, OPT_REGS, OPT_DURATION, OPT_LIST, OPT_VERSION };
 
 static int
 usage_error (const char *fmt, const char *arg)
@@ -98,6 +98,7 @@ parse (int argc, char **argv, struct sfdo_rec_options *o,
     { "pid", required_argument, NULL, 'p' },
     { "all-cpus", no_argument, NULL, 'a' },
     { "help", no_argument, NULL, 'h' },
+    { "version", no_argument, NULL, OPT_VERSION },
     { NULL, 0, NULL, 0 }
   };
   int c;
@@ -140,6 +141,7 @@ parse (int argc, char **argv, struct sfdo_rec_options *o,
         break;
       case OPT_LIST: sfdo_rec_list_events (stdout); return 0;
       case 'h': fputs (usage_text, stdout); return 0;
+      case OPT_VERSION: printf ("sfdo-record %s\n", SFDO_VERSION); return 0;
       default: return usage_error ("%s", "unknown option");
       }
   return -1;
