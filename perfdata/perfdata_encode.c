@@ -111,13 +111,14 @@ static size_t *
 mapped_slot (struct sfdo_perfdata_writer *w, const char *name)
 {
   size_t mask = w->mapped_set_cap - 1, i = name_hash (name) & mask;
-  while (w->mapped_set[i] && strcmp (w->mapped[w->mapped_set[i] - 1], name))
+  while (w->mapped_set[i]
+         && strcmp (w->mapped[w->mapped_set[i] - 1].filename, name))
     i = (i + 1) & mask;
   return &w->mapped_set[i];
 }
 
 static void
-note_mapped (struct sfdo_perfdata_writer *w, const char *name)
+note_mapped (struct sfdo_perfdata_writer *w, const char *name, uint64_t ino)
 {
   if ((w->nmapped + 1) * 2 > w->mapped_set_cap)
     {
@@ -125,13 +126,18 @@ note_mapped (struct sfdo_perfdata_writer *w, const char *name)
       w->mapped_set_cap = w->mapped_set_cap ? w->mapped_set_cap * 2 : 64;
       w->mapped_set = sfdo_xcalloc (w->mapped_set_cap, sizeof (size_t));
       for (size_t i = 0; i < w->nmapped; i++)
-        *mapped_slot (w, w->mapped[i]) = i + 1;
+        *mapped_slot (w, w->mapped[i].filename) = i + 1;
     }
   size_t *slot = mapped_slot (w, name);
   if (*slot)
-    return;
+    {
+      struct sfdo_perfdata_mapped *m = &w->mapped[*slot - 1];
+      m->ino = m->ino ? m->ino : ino;
+      return;
+    }
   sfdo_xgrow (&w->mapped, &w->mapped_cap, w->nmapped + 1, sizeof *w->mapped);
-  w->mapped[w->nmapped++] = sfdo_xstrndup (name, strlen (name));
+  w->mapped[w->nmapped].filename = sfdo_xstrndup (name, strlen (name));
+  w->mapped[w->nmapped++].ino = ino;
   *slot = w->nmapped;
 }
 
@@ -141,13 +147,15 @@ sfdo_perfdata_writer_nmapped (const struct sfdo_perfdata_writer *w)
   return w->nmapped;
 }
 
-const char *
+const struct sfdo_perfdata_mapped *
 sfdo_perfdata_writer_mapped (const struct sfdo_perfdata_writer *w, size_t i)
 {
-  return i < w->nmapped ? w->mapped[i] : NULL;
+  return i < w->nmapped ? &w->mapped[i] : NULL;
 }
 
-/* The file name of MMAP (at byte 40) or MMAP2 (at byte 72) record REC.  */
+/* The file name of MMAP (at byte 40) or MMAP2 (at byte 72) record REC,
+   and the inode an MMAP2 gives (at byte 48) unless it carries a build-id
+   instead.  */
 static void
 note_mmap_record (struct sfdo_perfdata_writer *w, const uint8_t *rec,
                   size_t len, uint32_t type)
@@ -161,7 +169,12 @@ note_mmap_record (struct sfdo_perfdata_writer *w, const uint8_t *rec,
     return;
   memcpy (name, rec + at, n);
   name[n] = 0;
-  note_mapped (w, name);
+  uint64_t ino = 0;
+  uint16_t misc;
+  memcpy (&misc, rec + 4, 2);
+  if (type == SFDO_PERFDATA_MMAP2 && !(misc & SFDO_PERFDATA_MISC_MMAP_BUILD_ID))
+    memcpy (&ino, rec + 48, 8);
+  note_mapped (w, name, ino);
 }
 
 /* --- records ------------------------------------------------------------- */

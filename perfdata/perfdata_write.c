@@ -118,7 +118,7 @@ sfdo_perfdata_writer_free_ (struct sfdo_perfdata_writer *w)
     free (w->bids[i].filename);
   free (w->bids);
   for (size_t i = 0; i < w->nmapped; i++)
-    free (w->mapped[i]);
+    free ((char *) w->mapped[i].filename);
   free (w->mapped);
   free (w->mapped_set);
   for (int i = 0; i < W_NSTR; i++)

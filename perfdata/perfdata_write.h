@@ -90,11 +90,19 @@ enum sfdo_errc sfdo_perfdata_writer_add_build_id (
   const uint8_t *id, uint8_t size, const char *filename,
   struct sfdo_error *err);
 
-/* The distinct file names of the MMAP and MMAP2 records written so far,
-   in first-seen order: I < sfdo_perfdata_writer_nmapped (W).  */
+/* A file an MMAP or MMAP2 record named: INO is the inode number the
+   first MMAP2 record of it gave (0 if none did), so that a build-id is
+   taken only from the very file that was mapped.  */
+struct sfdo_perfdata_mapped {
+  const char *filename;
+  uint64_t ino;
+};
+
+/* The distinct files of the MMAP and MMAP2 records written so far, in
+   first-seen order: I < sfdo_perfdata_writer_nmapped (W).  */
 size_t sfdo_perfdata_writer_nmapped (const struct sfdo_perfdata_writer *w);
-const char *sfdo_perfdata_writer_mapped (const struct sfdo_perfdata_writer *w,
-                                         size_t i);
+const struct sfdo_perfdata_mapped *
+sfdo_perfdata_writer_mapped (const struct sfdo_perfdata_writer *w, size_t i);
 
 /* --- records ------------------------------------------------------------ */
 

@@ -41,7 +41,8 @@ struct sfdo_perfdata_writer {
   size_t nattrs, attrs_cap, attr_size;
   struct w_build_id *bids;
   size_t nbids, bids_cap;
-  char **mapped;                /* distinct MMAP/MMAP2 file names */
+  struct sfdo_perfdata_mapped *mapped;   /* distinct MMAP/MMAP2 files;
+                                           filename malloc'd */
   size_t nmapped, mapped_cap;
   size_t *mapped_set;           /* open addressing: index + 1, 0 empty */
   size_t mapped_set_cap;

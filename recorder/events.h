@@ -76,6 +76,12 @@ enum sfdo_errc sfdo_rec_choose (const struct sfdo_rec_caps *caps,
                                 struct sfdo_rec_choice *out,
                                 struct sfdo_error *err);
 
+/* When the PMU refuses the set C (perf_event_open fails), the next one
+   to try: the same events without precise sampling, then (unless
+   BRANCHES_REQUIRED) cpu-clock.  Changes C and returns 1, with what it
+   did in C->why; returns 0 when there is nothing left to try.  */
+int sfdo_rec_fall_back (struct sfdo_rec_choice *c, int branches_required);
+
 /* Encode event NAME into ATTR (zeroed first): libpfm4 names and perf's
    generic names, with perf's :u/:k/:p modifiers too.  Always user space
    only (exclude_kernel, exclude_hv); PRECISE is the precise_ip unless

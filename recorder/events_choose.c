@@ -138,3 +138,25 @@ sfdo_rec_choose (const struct sfdo_rec_caps *caps, int want_branches,
   say (out, "sampling cpu-clock, a software timer, IP only");
   return SFDO_OK;
 }
+
+int
+sfdo_rec_fall_back (struct sfdo_rec_choice *c, int branches_required)
+{
+  int precise = 0;
+  for (size_t i = 0; i < c->n; i++)
+    precise |= c->ev[i].precise;
+  if (precise)
+    {
+      for (size_t i = 0; i < c->n; i++)
+        c->ev[i].precise = 0;
+      c->why[0] = 0;
+      say (c, "trying the same events without precise sampling");
+      return 1;
+    }
+  if (branches_required || (c->n == 1 && !strcmp (c->ev[0].name, "cpu-clock")))
+    return 0;
+  memset (c, 0, sizeof *c);
+  add (c, "cpu-clock", 0, 0, SFDO_REC_SW_PERIOD);
+  say (c, "falling back to cpu-clock, a software timer, IP only");
+  return 1;
+}

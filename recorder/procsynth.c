@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -283,10 +284,16 @@ sfdo_rec_add_build_ids (struct sfdo_perfdata_writer *w)
   size_t added = 0, n = sfdo_perfdata_writer_nmapped (w);
   for (size_t i = 0; i < n; i++)
     {
-      const char *name = sfdo_perfdata_writer_mapped (w, i);
+      const struct sfdo_perfdata_mapped *m = sfdo_perfdata_writer_mapped (w, i);
+      const char *name = m->filename;
       uint8_t id[20];
       size_t size;
+      struct stat st;
       if (name[0] != '/' || strstr (name, " (deleted)"))
+        continue;
+      /* Another file under that name (replaced since, or in another
+         mount namespace) would give a wrong build-id: none is better.  */
+      if (m->ino && (stat (name, &st) != 0 || (uint64_t) st.st_ino != m->ino))
         continue;
       if ((size = sfdo_rec_elf_build_id (name, id)) == 0)
         continue;

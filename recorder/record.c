@@ -132,36 +132,36 @@ chosen_events (struct event_set *set, const struct sfdo_rec_options *o,
   return rc;
 }
 
-/* With no -e: the best set this PMU offers, or cpu-clock when that set
-   cannot even be encoded (libpfm4 not knowing this CPU model).  */
+/* With no -e: the best set this PMU offers (into CHOICE, for fallbacks
+   later), or cpu-clock when that set cannot even be encoded (libpfm4 not
+   knowing this CPU model).  */
 static enum sfdo_errc
-default_events (struct event_set *set, const struct sfdo_rec_options *o,
-                struct sfdo_error *err)
+default_events (struct event_set *set, struct sfdo_rec_choice *choice,
+                const struct sfdo_rec_options *o, struct sfdo_error *err)
 {
   struct sfdo_rec_caps caps;
-  struct sfdo_rec_choice choice;
   sfdo_rec_detect (&caps);
-  enum sfdo_errc rc = sfdo_rec_choose (&caps, o->branch_stack, &choice, err);
+  enum sfdo_errc rc = sfdo_rec_choose (&caps, o->branch_stack, choice, err);
   if (rc)
     return rc;
+  if (!o->quiet)
+    fprintf (stderr, "sfdo-record: %s\n", choice->why);
   struct sfdo_error why;
   sfdo_error_clear (&why);
-  rc = chosen_events (set, o, &choice, &why);
+  rc = chosen_events (set, o, choice, &why);
   if (rc && !o->branch_stack)
     {
       char buf[512];
       fprintf (stderr, "sfdo-record: cannot use %s (%s); falling back to"
-                       " cpu-clock\n", choice.ev[0].name,
+                       " cpu-clock\n", choice->ev[0].name,
                sfdo_error_format (&why, buf, sizeof buf));
       caps.hw_events = 0;
       caps.hw_errno = EOPNOTSUPP;
-      sfdo_rec_choose (&caps, 0, &choice, NULL);
-      rc = chosen_events (set, o, &choice, err);
+      sfdo_rec_choose (&caps, 0, choice, NULL);
+      rc = chosen_events (set, o, choice, err);
     }
   else if (rc && err)
     *err = why;
-  if (!rc && !o->quiet)
-    fprintf (stderr, "sfdo-record: %s\n", choice.why);
   return rc;
 }
 
@@ -320,6 +320,7 @@ synthesize (const struct sfdo_rec_options *o, struct sfdo_perfdata_writer *w,
 struct session {
   const struct sfdo_rec_options *o;
   struct event_set set;
+  struct sfdo_rec_choice choice;   /* the default set, when no -e */
   struct child child;
   pid_t *tids;
   size_t ntids;
@@ -346,13 +347,46 @@ describe (struct session *ss, struct sfdo_error *err)
   return rc;
 }
 
+/* Open the events on TARGET.  The default set falls back, saying so,
+   when the PMU refuses it: first without precise sampling, then to
+   cpu-clock (not with -b).  Events given with -e do not.  */
+static enum sfdo_errc
+open_sampler (struct session *ss, const struct sfdo_rec_target *target,
+              struct sfdo_error *err)
+{
+  const struct sfdo_rec_options *o = ss->o;
+  for (;;)
+    {
+      struct sfdo_error why;
+      sfdo_error_clear (&why);
+      enum sfdo_errc rc = sfdo_rec_sampler_open (ss->set.attrs,
+                                                 ss->set.name_ptrs, ss->set.n,
+                                                 target, o->mmap_pages,
+                                                 o->jitter, &ss->s, &why);
+      if (!rc || o->events || !sfdo_rec_fall_back (&ss->choice,
+                                                   o->branch_stack))
+        {
+          if (rc && err && !err->code)
+            *err = why;
+          return rc;
+        }
+      char buf[768];
+      fprintf (stderr, "sfdo-record: %s; %s\n",
+               sfdo_error_format (&why, buf, sizeof buf), ss->choice.why);
+      rc = chosen_events (&ss->set, o, &ss->choice, err);
+      if (rc)
+        return rc;
+    }
+}
+
 /* Everything up to the first sample: events, target, output, buffers.  */
 static enum sfdo_errc
 start (struct session *ss, struct sfdo_error *err)
 {
   const struct sfdo_rec_options *o = ss->o;
   enum sfdo_errc rc = o->events ? given_events (&ss->set, o, err)
-                                : default_events (&ss->set, o, err);
+                                : default_events (&ss->set, &ss->choice, o,
+                                                  err);
   if (!rc && o->npids)
     rc = pid_threads (o, &ss->tids, &ss->ntids, err);
   if (!rc && o->command)
@@ -366,16 +400,14 @@ start (struct session *ss, struct sfdo_error *err)
     rc = sfdo_perfdata_writer_open (o->output, &ss->w, err);
   struct sfdo_rec_target target = { ss->tids, ss->ntids, o->all_cpus };
   if (!rc)
-    rc = sfdo_rec_sampler_open (ss->set.attrs, ss->set.name_ptrs, ss->set.n,
-                                &target, o->mmap_pages, o->jitter, &ss->s,
-                                err);
+    rc = open_sampler (ss, &target, err);
   if (!rc)
     rc = describe (ss, err);
   if (!rc && (o->npids || o->all_cpus))
     {
       size_t nids;
-      rc = synthesize (o, ss->w, sfdo_rec_sampler_ids (ss->s, 0, &nids)[0],
-                       err);
+      const uint64_t *ids = sfdo_rec_sampler_ids (ss->s, 0, &nids);
+      rc = synthesize (o, ss->w, nids ? ids[0] : 0, err);
     }
   return rc;
 }

@@ -216,6 +216,8 @@ open_on_cpu (struct sfdo_rec_sampler *s, const char *const *names, pid_t tid,
     {
       int fd = (int) syscall (SYS_perf_event_open, &s->attrs[i], tid, cpu, -1,
                               PERF_FLAG_FD_CLOEXEC);
+      if (fd < 0 && errno == ESRCH && tid > 0 && i == 0)
+        return SFDO_OK;         /* a thread of -p that has just exited */
       if (fd < 0)
         return open_failure (names[i], &s->attrs[i], tid, cpu, errno, err);
       s->fds[s->nfds++] = fd;

@@ -179,7 +179,10 @@ write_file (const char *path)
   write_sideband (w);
   write_samples (w);
   assert_int_equal (sfdo_perfdata_writer_nmapped (w), 1);
-  assert_string_equal (sfdo_perfdata_writer_mapped (w, 0), "/bin/true");
+  assert_string_equal (sfdo_perfdata_writer_mapped (w, 0)->filename,
+                       "/bin/true");
+  assert_int_equal (sfdo_perfdata_writer_mapped (w, 0)->ino, 4242);
+  assert_null (sfdo_perfdata_writer_mapped (w, 1));
   uint8_t bid[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3 };
   assert_int_equal (sfdo_perfdata_writer_add_build_id (w, -1, 2, bid, 20,
                                                        "/bin/true", &err),

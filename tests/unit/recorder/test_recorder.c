@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -118,6 +120,30 @@ test_no_pmu (void **state)
   assert_non_null (strstr (err.msg, "no hardware PMU"));
 }
 
+/* When the PMU refuses the chosen set: without precise, then cpu-clock,
+   then nothing; never cpu-clock when -b asked for branch stacks.  */
+static void
+test_fall_back (void **state)
+{
+  (void) state;
+  struct sfdo_rec_choice ch;
+  struct sfdo_rec_caps c = caps_of (SFDO_REC_VENDOR_INTEL, 1, 32, 0, 0, 3);
+  assert_int_equal (sfdo_rec_choose (&c, 0, &ch, NULL), SFDO_OK);
+  assert_int_equal (sfdo_rec_fall_back (&ch, 0), 1);
+  assert_int_equal (ch.n, 3);
+  assert_int_equal (ch.ev[0].precise, 0);
+  assert_true (ch.ev[0].branch_stack);
+  assert_non_null (strstr (ch.why, "without precise"));
+  assert_int_equal (sfdo_rec_fall_back (&ch, 0), 1);
+  assert_int_equal (ch.n, 1);
+  assert_string_equal (ch.ev[0].name, "cpu-clock");
+  assert_int_equal (sfdo_rec_fall_back (&ch, 0), 0);
+  assert_int_equal (sfdo_rec_choose (&c, 1, &ch, NULL), SFDO_OK);
+  assert_int_equal (sfdo_rec_fall_back (&ch, 1), 1);
+  assert_int_equal (sfdo_rec_fall_back (&ch, 1), 0);
+  assert_string_equal (ch.ev[0].name, "BR_INST_RETIRED:NEAR_TAKEN");
+}
+
 static void
 test_encode (void **state)
 {
@@ -205,6 +231,35 @@ test_build_id (void **state)
   assert_int_equal (sfdo_rec_elf_build_id ("/proc/self/status", id), 0);
 }
 
+/* Build-ids of mapped files: taken from the file when its inode is the
+   mapped one, skipped when the name now holds another file.  */
+static void
+test_add_build_ids (void **state)
+{
+  (void) state;
+  char exe[4096], path[64];
+  ssize_t n = readlink ("/proc/self/exe", exe, sizeof exe - 1);
+  assert_true (n > 0);
+  exe[n] = 0;
+  struct stat st;
+  assert_int_equal (stat (exe, &st), 0);
+  snprintf (path, sizeof path, "/tmp/sfdo-test-bids.%d.data", (int) getpid ());
+  struct sfdo_perfdata_writer *w;
+  assert_int_equal (sfdo_perfdata_writer_open (path, &w, NULL), SFDO_OK);
+  struct sfdo_perfdata_mmap m = { .pid = 1, .tid = 1, .addr = 0x1000,
+                                  .len = 0x1000, .ino = st.st_ino,
+                                  .filename = exe };
+  assert_int_equal (sfdo_perfdata_write_mmap2 (w, 2, &m, NULL, NULL), SFDO_OK);
+  m.filename = "/bin/sh";       /* not the inode that was mapped */
+  m.ino = 1;
+  assert_int_equal (sfdo_perfdata_write_mmap2 (w, 2, &m, NULL, NULL), SFDO_OK);
+  m.filename = "[vdso]";
+  assert_int_equal (sfdo_perfdata_write_mmap2 (w, 2, &m, NULL, NULL), SFDO_OK);
+  assert_int_equal (sfdo_perfdata_writer_nmapped (w), 3);
+  assert_int_equal (sfdo_rec_add_build_ids (w), 1);
+  sfdo_perfdata_writer_abort (w);
+}
+
 int
 main (void)
 {
@@ -213,10 +268,12 @@ main (void)
     cmocka_unit_test (test_amd_branch_sampling),
     cmocka_unit_test (test_ip_only),
     cmocka_unit_test (test_no_pmu),
+    cmocka_unit_test (test_fall_back),
     cmocka_unit_test (test_encode),
     cmocka_unit_test (test_jitter),
     cmocka_unit_test (test_prepare_attr),
     cmocka_unit_test (test_build_id),
+    cmocka_unit_test (test_add_build_ids),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
