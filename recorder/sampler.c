@@ -162,12 +162,18 @@ open_failure (const char *name, const struct perf_event_attr *a, pid_t tid,
   char buf[256];
   if (errno_ == EACCES || errno_ == EPERM)
     {
-      snprintf (buf, sizeof buf,
-                "kernel.perf_event_paranoid is %d: %s; or run as root or"
-                " with CAP_PERFMON", paranoid_level (),
-                tid > 0 ? "'sysctl kernel.perf_event_paranoid=2' lets users"
-                          " sample their own processes in user space"
-                        : "-a needs 'sysctl kernel.perf_event_paranoid=0'");
+      int paranoid = paranoid_level ();
+      if (tid <= 0 && paranoid > 0)
+        snprintf (buf, sizeof buf, "kernel.perf_event_paranoid is %d and -a"
+                  " needs 0 or less ('sysctl kernel.perf_event_paranoid=0'),"
+                  " or root or CAP_PERFMON", paranoid);
+      else if (paranoid > 2)
+        snprintf (buf, sizeof buf, "kernel.perf_event_paranoid is %d; 2"
+                  " lets users sample their own processes in user space"
+                  " ('sysctl kernel.perf_event_paranoid=2')", paranoid);
+      else
+        snprintf (buf, sizeof buf, "sampling another user's process needs"
+                  " root or CAP_PERFMON (and the right to ptrace it)");
       hint = buf;
     }
   else if (errno_ == ENOENT || errno_ == EOPNOTSUPP || errno_ == ENODEV)

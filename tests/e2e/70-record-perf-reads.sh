@@ -11,7 +11,9 @@
 #   (c) perf buildid-list gives demo's build-id as its ELF note says;
 #   (d) -g samples have callchains, --regs samples have user registers;
 #   (e) sfdo-record said on stderr what it chose, and the file's record
-#       count matches its summary.
+#       count matches its summary;
+#   (f) with a one-page ring buffer and a short period, the samples it
+#       reports lost are those perf finds in the file's LOST records.
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -77,4 +79,16 @@ grep -qE 'sampling|instructions' "$T/plain.err" ||
 said=$(sed -nE 's/.*: ([0-9]+) samples, ([0-9]+) lost.*/\1/p' "$T/plain.err")
 got=$(wc -l <"$T/plain.data.script")
 [[ $said == "$got" ]] || fail "sfdo-record said $said samples, perf script read $got"
-echo "$TEST_NAME: perf script, report and buildid-list read $got samples quietly"
+# (f) lost samples, counted as perf counts them.
+"$R" -m 1 -c 20000 -o "$T/lost.data" -- "$T/demo" 30 >/dev/null 2>"$T/lost.err" ||
+    fail "sfdo-record -m 1 failed: $(cat "$T/lost.err")"
+said=$(sed -nE 's/.*: ([0-9]+) samples, ([0-9]+) lost.*/\2/p' "$T/lost.err")
+perf script --show-lost-events -F tid -i "$T/lost.data" >"$T/lost.script" 2>/dev/null
+lost=$(awk '$2 == "PERF_RECORD_LOST" { n += $4 } END { print n + 0 }' "$T/lost.script")
+[[ -n $said && $said == "$lost" ]] ||
+    fail "sfdo-record reported ${said:-no count of} lost samples, perf finds $lost"
+if ((lost > 0)); then
+    grep -q 'samples were lost' "$T/lost.err" || fail "no advice about lost samples"
+fi
+echo "$TEST_NAME: perf script, report and buildid-list read $got samples quietly" \
+     "($lost lost with -m 1, as reported)"
