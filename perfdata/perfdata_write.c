@@ -409,7 +409,9 @@ sfdo_perfdata_writer_finish (struct sfdo_perfdata_writer *w,
   write_header (w, data_end, attrs_off, feats, err);
   FILE *f = w->f;
   w->f = NULL;
-  if (fflush (f) != 0 || fsync (fileno (f)) != 0)
+  /* No fsync: like perf record, leave that to the kernel; a recording
+     is cheap to redo, and waiting on the disk would lengthen every run.  */
+  if (fflush (f) != 0)
     io_error (w, err, "cannot write");
   if (fclose (f) != 0)
     io_error (w, err, "cannot write");
