@@ -1,7 +1,9 @@
 /* tests/unit/recorder/test_recorder.c - the recorder's pure parts: the
  * default event choice on fake PMU descriptions (Intel with LBR, AMD Zen
- * 4 and Zen 3, PMUs without branch sampling, no PMU at all), event name
- * encoding, the period jitter, attr preparation and ELF build-ids.  */
+ * 4 and Zen 3, PMUs without branch sampling, no PMU at all) and its
+ * fallbacks, event name encoding (the chosen names too, with libpfm4
+ * forced to those CPUs' PMUs), the period jitter, attr preparation and
+ * ELF build-ids.  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,9 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <linux/perf_event.h>   /* before libpfm4's copy of it */
+#include <perfmon/pfmlib_perf_event.h>
 
 #include "../../../recorder/events.h"
 #include "../../../recorder/procsynth.h"
@@ -172,6 +177,59 @@ test_encode (void **state)
   assert_non_null (strstr (err.msg, "unknown event"));
 }
 
+/* Encode every event CAPS's choice names, with libpfm4 made to believe
+   the CPU's PMU is FORCE (LIBPFM_FORCE_PMU), in a child process, since
+   libpfm4 initialises once.  Returns the child's exit status: 0 when
+   every event encoded into a raw hardware event.  */
+static int
+encode_choice_as (const char *force, const struct sfdo_rec_caps *caps)
+{
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      struct sfdo_rec_choice ch;
+      setenv ("LIBPFM_FORCE_PMU", force, 1);
+      pfm_terminate ();
+      if (pfm_initialize () != PFM_SUCCESS
+          || sfdo_rec_choose (caps, 0, &ch, NULL) != SFDO_OK)
+        _exit (10);
+      for (size_t i = 0; i < ch.n; i++)
+        {
+          struct perf_event_attr a;
+          char canon[128];
+          if (sfdo_rec_encode (ch.ev[i].name, ch.ev[i].precise, &a, canon,
+                               sizeof canon, NULL) != SFDO_OK
+              || a.type != PERF_TYPE_RAW || !a.exclude_kernel)
+            _exit (20 + (int) i);
+        }
+      _exit (0);
+    }
+  int status = -1;
+  waitpid (pid, &status, 0);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : 99;
+}
+
+/* The names the choice gives for machines we do not have are the ones
+   libpfm4 knows for them.  */
+static void
+test_choices_encode (void **state)
+{
+  (void) state;
+  struct sfdo_rec_caps skl = caps_of (SFDO_REC_VENDOR_INTEL, 1, 32, 0, 0, 3);
+  struct sfdo_rec_caps icl = caps_of (SFDO_REC_VENDOR_INTEL, 1, 0, 0, 0, 3);
+  struct sfdo_rec_caps zen4 = caps_of (SFDO_REC_VENDOR_AMD, 1, 0, 1, 0, 0);
+  struct sfdo_rec_caps zen3 = caps_of (SFDO_REC_VENDOR_AMD, 1, 0, 0, 1, 0);
+  struct sfdo_rec_caps zen2 = caps_of (SFDO_REC_VENDOR_AMD, 1, 0, 0, 0, 0);
+  assert_int_equal (encode_choice_as ("skl", &skl), 0);
+  assert_int_equal (encode_choice_as ("spr", &skl), 0);
+  assert_int_equal (encode_choice_as ("icl", &icl), 0);
+  assert_int_equal (encode_choice_as ("amd64_fam19h_zen4", &zen4), 0);
+  assert_int_equal (encode_choice_as ("amd64_fam19h_zen3", &zen3), 0);
+  assert_int_equal (encode_choice_as ("amd64_fam17h_zen2", &zen2), 0);
+  /* And a wrong vendor's names do not encode: the check can fail.  */
+  assert_int_not_equal (encode_choice_as ("amd64_fam19h_zen4", &skl), 0);
+}
+
 static void
 test_jitter (void **state)
 {
@@ -270,6 +328,7 @@ main (void)
     cmocka_unit_test (test_no_pmu),
     cmocka_unit_test (test_fall_back),
     cmocka_unit_test (test_encode),
+    cmocka_unit_test (test_choices_encode),
     cmocka_unit_test (test_jitter),
     cmocka_unit_test (test_prepare_attr),
     cmocka_unit_test (test_build_id),
