@@ -36,12 +36,15 @@ CONVERT_SRC := $(filter-out converter/sfdo_convert_main.c,$(wildcard converter/*
 # One archive for every library module: a tool or the plugin pulls in only
 # the objects it uses (the plugin never needs libdw or Capstone).
 SMOOTH_SRC  := $(wildcard smooth/*.c)
+RECORD_SRC  := $(filter-out recorder/sfdo_record_main.c,$(wildcard recorder/*.c))
 LIB_SRC     := $(COMMON_SRC) $(PROFILE_SRC) $(PERFDATA_SRC) $(CONVERT_SRC) \
-               $(SMOOTH_SRC)
-LIB_HDR     := $(wildcard common/*.h profiles/*.h perfdata/*.h converter/*.h smooth/*.h)
-LDLIBS      := -ldw -lelf -lcapstone -lzstd
+               $(SMOOTH_SRC) $(RECORD_SRC)
+LIB_HDR     := $(wildcard common/*.h profiles/*.h perfdata/*.h converter/*.h \
+                 smooth/*.h recorder/*.h)
+# libpfm4 only for sfdo-record (and tests that link recorder/ objects).
+LDLIBS      := -ldw -lelf -lcapstone -lzstd -lpfm
 
-TOOLS   := $(B)/sfdo-profile $(B)/sfdo-convert
+TOOLS   := $(B)/sfdo-profile $(B)/sfdo-convert $(B)/sfdo-record
 PLUGIN  := $(B)/samplefdo.so
 
 UNIT_SRC  := $(wildcard tests/unit/*/test_*.c)
@@ -81,6 +84,9 @@ $(B)/sfdo-profile: profiles/sfdo_profile_main.c $(B)/libsfdo.a
 $(B)/sfdo-convert: converter/sfdo_convert_main.c $(B)/libsfdo.a
 	$(CC) $(CFLAGS) $< $(B)/libsfdo.a $(LDLIBS) -o $@
 
+$(B)/sfdo-record: recorder/sfdo_record_main.c $(B)/libsfdo.a
+	$(CC) $(CFLAGS) $< $(B)/libsfdo.a $(LDLIBS) -o $@
+
 # --- the GCC plugin (C++, GCC's own style) ---------------------------------
 PLUGIN_CXXFLAGS := -std=gnu++17 -O2 -g -fPIC -fno-rtti $(WARN) -DSFDO_VERSION='"$(VERSION)"' \
                    -Wno-unused-parameter -I$(PLUGIN_DIR)/include
@@ -102,7 +108,8 @@ $(B)/asan/%: tests/unit/%.c $(B)/asan/libsfdo.a
 $(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(LIB_HDR) $(wildcard tests/fuzz/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	  -fno-sanitize-recover=all $< $(LIB_SRC) $(LDLIBS) -o $@
+	  -fno-sanitize-recover=all $< $(filter-out $(RECORD_SRC),$(LIB_SRC)) \
+	  $(LDLIBS) -o $@
 
 unit: $(UNIT_BIN) $(UNIT_ASAN)
 fuzz-build: $(FUZZ_BIN)
@@ -120,6 +127,7 @@ bench: deps
 	@bench/run.sh
 
 install: all
+	@scripts/install-deps.sh libpfm4   # sfdo-record's runtime library
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(SPECDIR)
 	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
 	install -m 755 $(PLUGIN) $(DESTDIR)$(PLUGIN_DIR)/samplefdo.so

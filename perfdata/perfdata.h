@@ -1,7 +1,7 @@
 /* perfdata/perfdata.h - reading perf.data files (perf record's output).
  *
- * Format module, used by the converter (and later by sfdo-record's
- * writer).  Depends only on common/ and libzstd.  The layout is perf's
+ * Format module, used by the converter; its writer, for sfdo-record, is
+ * perfdata_write.h.  Depends only on common/ and libzstd.  The layout is perf's
  * (tools/perf/util/header.h, include/uapi/linux/perf_event.h):
  *
  *   file mode  "PERFILE2" header (104 bytes): attrs section (each entry a

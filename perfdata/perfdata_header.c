@@ -21,8 +21,6 @@
 #include "../common/xalloc.h"
 #include "perfdata_int.h"
 
-#define MISC_BUILD_ID_SIZE (1u << 15)
-
 /* The id map: open addressing, ATTR is the attr's index + 1 (0: empty);
    the first attr to claim an id keeps it.  */
 static size_t
@@ -169,7 +167,7 @@ sfdo_perfdata_add_build_id (struct sfdo_perfdata *pd, struct pd_cur *c,
   b.misc = misc;
   memcpy (b.id, p + 12, 20);
   b.size = 20;
-  if (misc & MISC_BUILD_ID_SIZE)
+  if (misc & PD_MISC_BUILD_ID_SIZE)
     {
       b.size = p[32];
       if (b.size > 20)
@@ -179,8 +177,8 @@ sfdo_perfdata_add_build_id (struct sfdo_perfdata *pd, struct pd_cur *c,
     }
   sfdo_xgrow (&pd->bids, &pd->bids_cap, pd->nbids + 1, sizeof *pd->bids);
   struct pd_build_id *pb = &pd->bids[pd->nbids++];
-  const char *name = (const char *) p + 36;
-  pb->filename = sfdo_xstrndup (name, strnlen (name, size - 36u));
+  const char *name = (const char *) p + PD_BUILD_ID_EVENT_SIZE;
+  pb->filename = sfdo_xstrndup (name, strnlen (name, size - PD_BUILD_ID_EVENT_SIZE));
   pb->pub = b;
   pb->pub.filename = pb->filename;
   return SFDO_OK;

@@ -3,7 +3,8 @@
  * perfdata_src.c     the byte source (file or memory) and bounded cursor
  * perfdata_header.c  open: file header, attrs, feature sections
  * perfdata_records.c the record walk, user records, zstd decompression
- * perfdata_sample.c  decoding SAMPLE records and sample_id trailers  */
+ * perfdata_sample.c  decoding SAMPLE records and sample_id trailers
+ * perfdata_write.c   the writer (perfdata_write.h), sharing this layout  */
 #ifndef SFDO_PERFDATA_PERFDATA_INT_H
 #define SFDO_PERFDATA_PERFDATA_INT_H
 
@@ -18,6 +19,25 @@
 #define PD_ATTR_SIZE_VER0 64
 #define PD_RECORD_MAX 65536
 #define PD_NFEATS 256
+#define PD_NAME_ALIGN 64                /* feature strings, build-id names */
+#define PD_BUILD_ID_EVENT_SIZE 36       /* header, pid, build_id[24] */
+#define PD_MISC_BUILD_ID_SIZE (1u << 15) /* build_id[20] holds the size */
+
+/* Feature bits (HEADER_* in perf's header.h); the reader decodes only
+   BUILD_ID and EVENT_DESC, the writer writes these.  */
+enum {
+  PD_FEAT_BUILD_ID = SFDO_PERFDATA_FEAT_BUILD_ID,
+  PD_FEAT_HOSTNAME = 3,
+  PD_FEAT_OSRELEASE = 4,
+  PD_FEAT_VERSION = 5,
+  PD_FEAT_ARCH = 6,
+  PD_FEAT_NRCPUS = 7,
+  PD_FEAT_CPUDESC = 8,
+  PD_FEAT_CPUID = 9,
+  PD_FEAT_TOTAL_MEM = 10,
+  PD_FEAT_CMDLINE = 11,
+  PD_FEAT_EVENT_DESC = SFDO_PERFDATA_FEAT_EVENT_DESC
+};
 
 /* User record types (perf's own, >= 64).  */
 enum {

@@ -12,6 +12,8 @@ plugin_dir=$(gcc -print-file-name=plugin)
 [[ -x $dest/opt/sfdo/bin/sfdo-profile ]] || fail "sfdo-profile not installed under DESTDIR/PREFIX/bin"
 [[ -f $dest$plugin_dir/samplefdo.so ]] || fail "samplefdo.so not installed in DESTDIR$plugin_dir"
 "$dest/opt/sfdo/bin/sfdo-profile" --version | grep -q '^sfdo-profile ' || fail "installed sfdo-profile does not run"
+[[ -x $dest/opt/sfdo/bin/sfdo-record ]] || fail "sfdo-record not installed under DESTDIR/PREFIX/bin"
+"$dest/opt/sfdo/bin/sfdo-record" --version | grep -q '^sfdo-record ' || fail "installed sfdo-record does not run"
 
 # By name, as users will write it once it is installed for real.
 printf 'int main (void) { return 0; }\n' > "$TEST_TMP/t.c"
