@@ -223,6 +223,7 @@ event_rank (const struct sfdo_perfdata_attr *a)
   if (a->sample_type & SFDO_PERFDATA_S_BRANCH_STACK)
     return 5;
   if (a->name && (strstr (a->name, "INST_RETIRED")
+                  || strstr (a->name, "RETIRED_INSTRUCTIONS")
                   || strncmp (a->name, "instructions", 12) == 0))
     return 4;
   if (a->type == PERF_TYPE_HARDWARE && a->config == PERF_COUNT_HW_INSTRUCTIONS)
@@ -253,6 +254,7 @@ is_cycles (const struct sfdo_perfdata_attr *a)
   return (a->type == PERF_TYPE_HARDWARE
           && a->config == PERF_COUNT_HW_CPU_CYCLES)
          || (a->name && (strstr (a->name, "CPU_CLK_UNHALTED")
+                         || strstr (a->name, "CYCLES_NOT_IN_HALT")
                          || strncmp (a->name, "cycles", 6) == 0));
 }
 
