@@ -9,7 +9,7 @@
 #   sources (bench/real/build.sh), collects the profiles on each program's
 #   train input, runs the ref inputs of all variants interleaved under perf
 #   stat (bench/real/measure.py, SFDO_BENCH_REAL_REPS repetitions, default
-#   7), checks that every variant prints what -O2 prints, and writes the
+#   11), checks that every variant prints what -O2 prints, and writes the
 #   section "## Real programs" of bench/RESULTS.md (bench/real/report.py).
 #
 #   --quick   small inputs, one repetition, no RESULTS.md: checks that
@@ -20,7 +20,9 @@
 #   tools in build/ or the perf event change.
 #
 # Environment: SFDO_BENCH_REAL_REPS, SFDO_BENCH_REAL_JOBS (default 2),
-#   SFDO_BENCH_REAL_PROGRAMS (default "lua sqlite xz bzip2").
+#   SFDO_BENCH_REAL_PROGRAMS (default "lua sqlite xz bzip2"), and the ref
+#   sizes: SFDO_BENCH_LUA_REF (the 7 scripts' arguments, comma-separated),
+#   SFDO_BENCH_SQL_SIZE, SFDO_BENCH_XZ_KB, SFDO_BENCH_BZIP2_KB.
 #
 # Exit status: 0 done; 1 failed (a build, a tool, or an output mismatch);
 # 77 the sources cannot be fetched here ("SKIP: ..." on stderr).
@@ -35,7 +37,7 @@ BUILD=$ROOT/build
 SRC=$ROOT/bench/work/real/src
 WORK=$ROOT/bench/work/real/$MODE
 JOBS=${SFDO_BENCH_REAL_JOBS:-2}
-if [[ $MODE == quick ]]; then REPS=1; else REPS=${SFDO_BENCH_REAL_REPS:-7}; fi
+if [[ $MODE == quick ]]; then REPS=1; else REPS=${SFDO_BENCH_REAL_REPS:-11}; fi
 read -r -a PROGS <<<"${SFDO_BENCH_REAL_PROGRAMS:-lua sqlite xz bzip2}"
 VARIANTS=(O2 O2x pgo sfdo afdo-cg afdo-sfdo)
 START=$(date +%s)
@@ -105,7 +107,8 @@ if [[ $MODE == quick ]]; then
     SQL_TRAIN=3; SQL_REF=5
 else
     LUA_TRAIN=(25 10 20000 100 8 20000 20000)
-    read -r -a LUA_REF <<<"${SFDO_BENCH_LUA_REF:-31 13 150000 280 9 120000 120000}"
+    # each about 0.4-0.7 s at -O2 here; fannkuch 9 three times
+    IFS=, read -r -a LUA_REF <<<"${SFDO_BENCH_LUA_REF:-35,14,200000,450,9 3,150000,80000}"
     SQL_TRAIN=20; SQL_REF=${SFDO_BENCH_SQL_SIZE:-35}
 fi
 
@@ -156,7 +159,7 @@ build_variant() {
         { tail -n 30 "$d/build.log" >&2; die "building $p variant $v failed (log: $d/build.log)"; }
     # the second line of `times` is the children's user and system time
     cpu=$(sed -n 2p "$d/times" | awk '{ split($1, u, /[ms]/); split($2, s, /[ms]/); print u[1] * 60 + u[2] + s[1] * 60 + s[2] }')
-    printf '%s\tcompile_cpu_%s\t%s\n' "$p" "$v" "$cpu" >> "$d/cost"
+    printf '%s\tcompile_cpu_%s\t%s\n' "$p" "$v" "$cpu" > "$d/cost"
     [[ -x $d/$(prog_binary "$p") ]] || die "$p variant $v: no binary $d/$(prog_binary "$p")"
     say "  built $p $v ($cpu s CPU, $(elapsed))"
 }
@@ -237,7 +240,7 @@ profile_prog() {
     printf '%s\tconvert_create_gcov\t%s\n' "$p" "$c" >> "$pd/cost"
     afdo_v1_to_v2 "$pd/create_gcov.v1.afdo" "$pd/create_gcov.afdo"
     local n
-    n=$(perf script -i "$pd/train.data" -F ip 2>/dev/null | wc -l)
+    n=$(perf script -i "$pd/train.data" -F ip -G 2>/dev/null | wc -l)
     printf '%s\tsamples\t%s\n' "$p" "$n" >> "$pd/cost"
     say "  profiled $p ($n samples, $(elapsed))"
 }
@@ -260,12 +263,20 @@ else
 fi
 
 # --- profile accuracy: block overlap against the instrumented counts -------
+# GCC's guessed counts (functions PGO saw never run, or AFDO has no samples
+# of) are zeroed first (bench/real/dump-global.py), then
+# scripts/count-overlap.py compares each variant with the PGO counts.
 OVERLAP=$WORK/overlap.tsv
 : > "$OVERLAP"
 for p in "${PROGS[@]}"; do
-    for v in pgo sfdo afdo-cg afdo-sfdo; do collect_dump "$WORK/build/$p/$v"; done
+    for v in pgo sfdo afdo-cg afdo-sfdo; do
+        d=$WORK/build/$p/$v
+        collect_dump "$d"
+        python3 bench/real/dump-global.py "$d/dump" "$d/dump.global" > "$d/dump.global.log"
+    done
     for v in sfdo afdo-cg afdo-sfdo; do
-        o=$(python3 scripts/count-overlap.py "$WORK/build/$p/pgo/dump" "$WORK/build/$p/$v/dump" 2>&1 | tail -n 1)
+        o=$(python3 scripts/count-overlap.py "$WORK/build/$p/pgo/dump.global" \
+            "$WORK/build/$p/$v/dump.global" 2>&1 | tail -n 1)
         printf '%s\t%s\t%s\n' "$p" "$v" "$o" >> "$OVERLAP"
     done
 done

@@ -9,3 +9,5 @@ echo "== sfdo-convert against create_gcov (bench/convert-bench.sh)"
 bench/convert-bench.sh
 echo "== plugin compile time (bench/plugin-compile-bench.sh)"
 bench/plugin-compile-bench.sh
+echo "== real programs against PGO and AutoFDO (bench/real-bench.sh)"
+bench/real-bench.sh

@@ -219,7 +219,11 @@ def main():
     w("Degree of overlap (Chen et al.) of each variant's block counts with the `-fprofile-use` counts of the same "
       "train input, on the same CFG: the plugin's dumps (`-fplugin-arg-samplefdo-dump=`, and `-dump-only` under "
       "`-fprofile-use` and under `-fauto-profile`, where it dumps GCC's own counts), compared by "
-      "`scripts/count-overlap.py` over the functions both have counts for. 100% = the same distribution.")
+      "`scripts/count-overlap.py` over the functions both dumps list. 100% = the same distribution. "
+      "Before comparing, `bench/real/dump-global.py` sets to zero the blocks of functions that carry GCC's guessed "
+      "frequencies instead of counts (under -fprofile-use, functions the train run never executed; under "
+      "-fauto-profile, functions the profile has no samples for): their true count is zero. sfdo's dump lists only "
+      "the functions its profile has; GCC's AFDO dumps list every function.")
     w("")
     ov = ["sfdo", "afdo-cg", "afdo-sfdo"]
     w("| program | " + " | ".join(VNAME[v] for v in ov) + " |")

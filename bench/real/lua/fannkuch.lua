@@ -1,5 +1,7 @@
--- fannkuch.lua N: fannkuch-redux (integer arrays, permutations).
-local n = tonumber(arg and arg[1]) or 7
+-- fannkuch.lua N [R]: fannkuch-redux (integer arrays, permutations), R times.
+local N = tonumber(arg and arg[1]) or 7
+local R = tonumber(arg and arg[2]) or 1
+local function fannkuch(n)
 local p, q, s, sign, maxflips, sum = {}, {}, {}, 1, 0, 0
 for i = 1, n do p[i] = i; q[i] = i; s[i] = i end
 while true do
@@ -30,8 +32,7 @@ while true do
       local sx = s[i]
       if sx ~= 1 then s[i] = sx - 1; break end
       if i == n then
-        print(sum); print(("Pfannkuchen(%d) = %d"):format(n, maxflips))
-        return
+        return sum, maxflips
       end
       s[i] = i
       local t = p[1]
@@ -39,4 +40,9 @@ while true do
       p[i + 1] = t
     end
   end
+end
+end
+for _ = 1, R do
+  local sum, maxflips = fannkuch(N)
+  print(sum); print(("Pfannkuchen(%d) = %d"):format(N, maxflips))
 end
