@@ -209,7 +209,7 @@ PY
 record_cmd() {
     local data=$1 cmd=$2
     if [[ $RECORDER == sfdo-record ]]; then
-        printf '%q ' "$BUILD/sfdo-record" -e "$PERF_EVENT" -c "$PERF_PERIOD" -g -o "$data" -- sh -c "$cmd"
+        printf '%q ' "$BUILD/sfdo-record" -q -e "$PERF_EVENT" -c "$PERF_PERIOD" -g -o "$data" -- sh -c "$cmd"
     else
         printf '%q ' perf record -q --no-bpf-event -e "$PERF_EVENT" -c "$PERF_PERIOD" -g -o "$data" -- sh -c "$cmd"
     fi
@@ -234,9 +234,20 @@ profile_prog() {
     printf '%s\tconvert_sfdo\t%s\n' "$p" "$c" >> "$pd/cost"
     "$BUILD/sfdo-profile" export --afdo -o "$pd/sfdo.afdo" "$pd/sfdo.prof" 2>"$pd/export.err" ||
         die "$p: sfdo-profile export --afdo failed: $(cat "$pd/export.err")"
-    c=$(measure_cost create_gcov --binary="$o2" --profile="$pd/train.data" \
-        --gcov="$pd/create_gcov.v1.afdo" -gcov_version=1 --use_lbr=false) ||
-        die "$p: create_gcov failed"
+    local cg_data=$pd/train.data
+    if ! c=$(measure_cost create_gcov --binary="$o2" --profile="$cg_data" \
+             --gcov="$pd/create_gcov.v1.afdo" -gcov_version=1 --use_lbr=false 2>/dev/null); then
+        [[ $RECORDER == sfdo-record ]] || die "$p: create_gcov failed"
+        # create_gcov cannot read what sfdo-record wrote: give it perf's
+        say "  $p: create_gcov cannot read sfdo-record's file; recording again with perf for it"
+        RECORDER=perf eval "$(RECORDER=perf record_cmd "$pd/train.perf.data" "$(train_cmd "$p" "$o2")")" \
+            >/dev/null 2>>"$pd/record.err" || die "$p: perf record failed"
+        cg_data=$pd/train.perf.data
+        c=$(measure_cost create_gcov --binary="$o2" --profile="$cg_data" \
+            --gcov="$pd/create_gcov.v1.afdo" -gcov_version=1 --use_lbr=false) ||
+            die "$p: create_gcov failed"
+        printf '%s\tcreate_gcov_input\tperf\n' "$p" >> "$pd/cost"
+    fi
     printf '%s\tconvert_create_gcov\t%s\n' "$p" "$c" >> "$pd/cost"
     afdo_v1_to_v2 "$pd/create_gcov.v1.afdo" "$pd/create_gcov.afdo"
     local n
@@ -286,21 +297,20 @@ SPEC=$WORK/spec.tsv
 : > "$SPEC"
 mkdir -p "$WORK/tmp"
 for p in "${PROGS[@]}"; do
-    for v in O2 O2-again "${VARIANTS[@]:1}" O2+rec; do
+    recs=(O2+perf)
+    [[ $RECORDER == sfdo-record ]] && recs+=(O2+sfdo-record)
+    for v in O2 O2-again "${VARIANTS[@]:1}" "${recs[@]}"; do
         case $v in
             O2-again) b=$WORK/build/$p/O2/$(prog_binary "$p").again
                       cp "$WORK/build/$p/O2/$(prog_binary "$p")" "$b" ;;
-            O2+rec) b=$WORK/build/$p/O2/$(prog_binary "$p") ;;
+            O2+*) b=$WORK/build/$p/O2/$(prog_binary "$p") ;;
             *) b=$WORK/build/$p/$v/$(prog_binary "$p") ;;
         esac
         ref_cmds "$p" "$b" | while IFS=$'\t' read -r norm cmd; do
-            if [[ $v == O2+rec ]]; then
-                if [[ $RECORDER == sfdo-record ]]; then
-                    cmd="$BUILD/sfdo-record -e $PERF_EVENT -c $PERF_PERIOD -g -o $WORK/tmp/rec.data -- $cmd"
-                else
-                    cmd="perf record -q --no-bpf-event -e $PERF_EVENT -c $PERF_PERIOD -g -o $WORK/tmp/rec.data -- $cmd"
-                fi
-            fi
+            case $v in
+                O2+sfdo-record) cmd="$BUILD/sfdo-record -q -e $PERF_EVENT -c $PERF_PERIOD -g -o $WORK/tmp/rec.data -- $cmd" ;;
+                O2+perf) cmd="perf record -q --no-bpf-event -e $PERF_EVENT -c $PERF_PERIOD -g -o $WORK/tmp/rec.data -- $cmd" ;;
+            esac
             printf '%s\t%s\t%s\t%s\n' "$p" "$v" "$norm" "$cmd" >> "$SPEC"
         done
     done

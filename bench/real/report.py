@@ -122,9 +122,9 @@ def main():
         "lua": ("7 scripts of `bench/real/lua/` (fib, binary trees, n-body, spectral norm, fannkuch, strings, sort) at small sizes",
                 "the same 7 scripts at larger sizes"),
         "sqlite": ("`speedtest1 --memdb --testset main --verify --size 20`", "the same with a larger `--size`"),
-        "xz": ("`xz -6` | `xz -d` of a tar of Lua, bzip2 and liblzma sources and `ld.bfd`",
+        "xz": ("`xz -6` piped into `xz -d`, on a tar of Lua, bzip2 and liblzma sources and `ld.bfd`",
                "`xz -6` of other bytes (cc1 code + sqlite3.c text), `xz -d` of a larger file"),
-        "bzip2": ("`bzip2 -9` | `bzip2 -d` of the same tar", "`bzip2 -9` and `bzip2 -d` of cc1 + sqlite3.c slices"),
+        "bzip2": ("`bzip2 -9` piped into `bzip2 -d`, on the same tar", "`bzip2 -9` and `bzip2 -d` of cc1 + sqlite3.c slices"),
     }
     for p in progs:
         d = res["programs"][p]["variants"]["O2"]
@@ -239,7 +239,9 @@ def main():
     w("|---|---:|---:|---:|---:|---:|---:|")
     for p in progs:
         vs = res["programs"][p]["variants"]
-        rec = fmt_ratio(vs["O2+rec"]["ratio_time"]) if "O2+rec" in vs else "–"
+        rec = "; ".join(
+            f"{opts.get('recorder') if k == 'O2+rec' else k[3:]}: {fmt_ratio(vs[k]['ratio_time'])}"
+            for k in vs if k.startswith("O2+")) or "–"
 
         def conv(k):
             c = costs.get((p, k))
@@ -253,8 +255,10 @@ def main():
           f"{100 * (cc['sfdo'] / cc['O2'] - 1):+.0f}% / {100 * (cc['sfdo'] / cc['pgo'] - 1):+.0f}% |")
     w("")
     w("Recording overhead is measured like the variants (interleaved, paired) with the recorder "
-      f"(`{opts.get('recorder')}`, `-g`, same event and period as for the profiles) wrapped around the -O2 build; "
-      "it includes writing perf.data. Conversion is one run each on the train profile (wall s and peak RSS, GNU time). "
+      f"(`perf record`, and `sfdo-record` when it is built, `-g`, same event and period as for the profiles) "
+      "wrapped around the -O2 build; the profiles themselves were recorded with "
+      f"`{opts.get('recorder')}`. The overhead "
+      "includes starting the recorder and writing perf.data. Conversion is one run each on the train profile (wall s and peak RSS, GNU time). "
       "Compile CPU is user + system time of the whole build of each variant (the O2 build also has -gdwarf-4; "
       "the PGO-use build carries the plugin in dump-only mode, which costs little). "
       "`bench/convert-bench.sh` and `bench/plugin-compile-bench.sh` measure the same on large synthetic inputs.")
@@ -271,38 +275,60 @@ def main():
 def analysis(progs, med, elig, gm_share, overlap, res):
     a = []
     aa = max(abs(med[(p, "O2-again")] - 1) for p in progs)
-    a.append(f"- Noise: the A/A control's median is within {100 * aa:.1f}% of 1.00 on every program, so differences "
-             f"smaller than about {max(2, math.ceil(100 * aa * 2))}% are not resolved by this run.")
+    spread = max(max(res["programs"][p]["variants"]["O2-again"]["ratio_time"]) -
+                 min(res["programs"][p]["variants"]["O2-again"]["ratio_time"]) for p in progs)
+    a.append(f"- Noise: the A/A control's median is within {100 * aa:.1f}% of 1.00 on every program (single "
+             f"repetitions spread over up to {100 * spread:.0f} points), so median differences below about "
+             f"{max(2, math.ceil(100 * aa * 2))}% are not resolved by this run.")
     if gm_share:
         a.append(f"- Over {', '.join(elig)}, sfdo captures **{100 * gm_share['sfdo']:.0f}%** of instrumented PGO's gain "
                  f"(GCC's AutoFDO fed create_gcov's profile of the same samples: {100 * gm_share['afdo-cg']:.0f}%; "
-                 f"fed sfdo's own AFDO export: {100 * gm_share['afdo-sfdo']:.0f}%; the flags alone: {100 * gm_share['O2x']:.0f}%). "
-                 "The published anchors (85–92%) were measured with hardware samples and LBR.")
+                 f"fed sfdo's own AFDO export: {100 * gm_share['afdo-sfdo']:.0f}%; FDO's flags with no profile: "
+                 f"{100 * gm_share['O2x']:.0f}%). The published anchors (85–92%) were measured with hardware "
+                 "events and, for AutoFDO, LBR; this machine has neither.")
+        conv = gm_share["afdo-sfdo"] - gm_share["afdo-cg"]
+        ann = gm_share["sfdo"] - gm_share["afdo-sfdo"]
+        a.append(f"- Converter against converter (both through GCC's own AFDO reader): sfdo-convert's profile "
+                 f"{'beats' if conv > 0.05 else 'trails' if conv < -0.05 else 'matches'} create_gcov's by "
+                 f"{100 * abs(conv):.0f} points of PGO's gain. Annotator against annotator (the same sfdo profile): "
+                 f"the plugin {'beats' if ann > 0.05 else 'trails' if ann < -0.05 else 'matches'} GCC's "
+                 f"-fauto-profile by {100 * abs(ann):.0f} points.")
     for p in progs:
         if p not in elig:
             continue
         s = gain(med[(p, "sfdo")]) / gain(med[(p, "pgo")])
         a.append(f"- {PROGS[p]}: PGO {100 * gain(med[(p, 'pgo')]):+.1f}%, sfdo {100 * gain(med[(p, 'sfdo')]):+.1f}% "
-                 f"({100 * s:.0f}% of PGO's gain), O2x {100 * gain(med[(p, 'O2x')]):+.1f}%; block overlap of sfdo's counts "
-                 f"{overlap.get((p, 'sfdo'), '–')} against create_gcov's {overlap.get((p, 'afdo-cg'), '–')}.")
+                 f"({100 * s:.0f}% of PGO's gain), FDO's flags alone {100 * gain(med[(p, 'O2x')]):+.1f}%; block "
+                 f"overlap with PGO's counts: sfdo {overlap.get((p, 'sfdo'), '–')}, GCC AFDO from create_gcov "
+                 f"{overlap.get((p, 'afdo-cg'), '–')}.")
+    ctl = [p for p in progs if p not in elig]
+    for p in ctl:
+        r = med[(p, "sfdo")]
+        a.append(f"- {PROGS[p]}: PGO gains {100 * gain(med[(p, 'pgo')]):+.1f}% (under 3%, so no share); sfdo's time "
+                 f"ratio {r:.3f}: {'no regression beyond the noise' if r < 1 + max(0.02, aa) else 'a regression'}.")
+    slower = [PROGS[p].split()[0] for p in progs if med[(p, "O2x")] > 1.02]
     a.append("- Where sfdo loses to instrumented PGO, and why:")
-    a.append("  - **No LBR, no hardware PMU.** On this VM the profile comes from a cpu-clock timer at 4 kHz, so a train "
-             "run of about a second yields a few thousand samples; block counts are inferred from which "
-             "instructions the timer interrupted, then smoothed by minimum-cost flow. Rarely executed but "
-             "not-cold blocks and branch directions inside a block-dense function (the interpreter loop "
-             "`luaV_execute`, `sqlite3VdbeExec`) get few or no samples, so the edge probabilities that drive block "
-             "layout, hot/cold splitting and unrolling are less exact than PGO's exact arc counts. The overlap column "
-             "measures exactly this loss.")
-    a.append("  - **Counts are attributed through debug line info of an optimised binary.** Code that -O2 merged, "
-             "if-converted, vectorised or duplicated (unrolled, peeled) maps back to source lines imperfectly; PGO "
-             "counts the CFG of the compilation that is being optimised and has no such mapping step.")
-    a.append("  - **Value profiles and indirect calls.** Instrumented PGO measures values (divisors, string lengths for "
-             "memcpy, indirect-call targets) exactly; a sampled profile sees indirect-call targets only through "
-             "callchains and values not at all, so transforms that depend on them (e.g. Lua's C-function calls "
-             "through function pointers) are rarer or absent.")
-    a.append("  - **Flags versus profile.** The O2x column separates what FDO's extra passes give with no profile; where "
-             "O2x is itself slower than -O2 (SQLite, xz), a profile must be accurate enough to steer unrolling, "
-             "peeling and tracing to the right loops before it pays.")
+    a.append("  - **No LBR, no hardware PMU.** On this VM the profile comes from a cpu-clock timer at about 4 kHz, "
+             "so a train run of about a second gives a few thousand samples; block counts are inferred from the "
+             "instructions the timer interrupted, then made consistent by minimum-cost flow. Blocks that run often "
+             "but briefly, and the direction of branches inside large block-dense functions (the interpreter loops "
+             "`luaV_execute` and `sqlite3VdbeExec`), get few or no samples, so the edge probabilities that drive "
+             "block layout, hot/cold splitting and unrolling are less exact than PGO's exact arc counts. The "
+             "overlap table measures this loss directly: the closer to 100%, the closer the profile is to PGO's.")
+    a.append("  - **Counts come back through the line table of an optimised binary.** Code that -O2 merged, "
+             "if-converted, vectorised or duplicated maps back to source lines imperfectly, and a line shared by "
+             "several blocks gives them one count; PGO counts the very CFG it optimises.")
+    a.append("  - **No value profiles in this run.** The profiles were recorded with callchains (`-g`) but "
+             "without register samples (`--regs`), so sfdo has no value histograms here; PGO measures divisors, "
+             "`memcpy` sizes and indirect-call targets exactly. Indirect-call targets come from callchains only.")
+    if slower:
+        a.append(f"  - **FDO's flags cost where the profile is wrong.** With no profile, FDO's extra passes make "
+                 f"{', '.join(slower)} slower than -O2 (the O2x column); a sampled profile must be accurate "
+                 "enough to point unrolling, peeling and splitting at the right loops before those passes pay, "
+                 "and where it is not, the flags' cost shows through.")
+    a.append("  - **Train is not ref.** Every profile here (PGO's too) comes from the train input; sampled profiles of "
+             "a short train run are noisier than the exact counts of the same run, which makes the train→ref gap "
+             "wider for the sampled variants.")
     return a
 
 
