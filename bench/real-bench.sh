@@ -9,7 +9,7 @@
 #   sources (bench/real/build.sh), collects the profiles on each program's
 #   train input, runs the ref inputs of all variants interleaved under perf
 #   stat (bench/real/measure.py, SFDO_BENCH_REAL_REPS repetitions, default
-#   11), checks that every variant prints what -O2 prints, and writes the
+#   19), checks that every variant prints what -O2 prints, and writes the
 #   section "## Real programs" of bench/RESULTS.md (bench/real/report.py).
 #
 #   --quick   small inputs, one repetition, no RESULTS.md: checks that
@@ -37,7 +37,7 @@ BUILD=$ROOT/build
 SRC=$ROOT/bench/work/real/src
 WORK=$ROOT/bench/work/real/$MODE
 JOBS=${SFDO_BENCH_REAL_JOBS:-2}
-if [[ $MODE == quick ]]; then REPS=1; else REPS=${SFDO_BENCH_REAL_REPS:-11}; fi
+if [[ $MODE == quick ]]; then REPS=1; else REPS=${SFDO_BENCH_REAL_REPS:-19}; fi
 read -r -a PROGS <<<"${SFDO_BENCH_REAL_PROGRAMS:-lua sqlite xz bzip2}"
 VARIANTS=(O2 O2x pgo sfdo afdo-cg afdo-sfdo)
 START=$(date +%s)
@@ -109,7 +109,7 @@ else
     LUA_TRAIN=(25 10 20000 100 8 20000 20000)
     # each about 0.4-0.7 s at -O2 here; fannkuch 9 three times
     IFS=, read -r -a LUA_REF <<<"${SFDO_BENCH_LUA_REF:-35,14,200000,450,9 3,150000,80000}"
-    SQL_TRAIN=20; SQL_REF=${SFDO_BENCH_SQL_SIZE:-35}
+    SQL_TRAIN=20; SQL_REF=${SFDO_BENCH_SQL_SIZE:-60}
 fi
 
 # train_cmd PROG BIN: the shell command of PROG's train run.

@@ -35,14 +35,17 @@ prog_binary() {
 }
 
 # compile_objs DIR "CFLAGS" "LDFLAGS" OUT SRC...: compile each SRC to
-# DIR/obj/BASE.o, two at a time, then link DIR/OUT.
+# DIR/obj/BASE.o, JOBS at a time, then link DIR/OUT. The compiles run in
+# DIR with a relative -o obj/BASE.o: GCC hashes the object name as written
+# into the profile id of static functions, so the instrumented and the
+# -fprofile-use builds must spell it the same for their counts to match.
 compile_objs() {
     local dir=$1 cflags=$2 ldflags=$3 out=$4
     shift 4
     mkdir -p "$dir/obj"
-    printf '%s\n' "$@" | xargs -P "$JOBS" -I{} sh -c \
-        'f={}; b=${f##*/}; exec "$0" -O2 '"$cflags"' -c "$f" -o "$1/obj/${b%.c}.o"' \
-        "$ROOT/bench/real/cc-wrap.sh" "$dir" || return 1
+    (cd "$dir" && printf '%s\n' "$@" | xargs -P "$JOBS" -I{} sh -c \
+        'f={}; b=${f##*/}; exec "$0" -O2 '"$cflags"' -c "$f" -o "obj/${b%.c}.o"' \
+        "$ROOT/bench/real/cc-wrap.sh") || return 1
     local gen=
     [[ $cflags == *-fprofile-generate* ]] && gen=-fprofile-generate
     # shellcheck disable=SC2086
