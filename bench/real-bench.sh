@@ -91,10 +91,10 @@ make_inputs() {
     # slice FILE OFFSET KIB: KIB KiB of FILE from byte OFFSET
     slice() { dd if="$1" bs=64K iflag=skip_bytes,count_bytes skip="$2" count=$(($3 * 1024)) status=none; }
     # xz compresses 2*kc KiB and decompresses 2*kd KiB; bzip2 compresses 2*kb KiB
-    { slice "$cc1" 8000000 $kc; slice "$sq" 2000000 $kc; } > "$IN/xz-ref.bin"
-    { slice "$cc1" 0 $kd; slice "$sq" 0 $kd; } | xz -1 -T2 -c > "$IN/xz-ref.xz"
-    { slice "$cc1" 12000000 $kb; slice "$sq" 0 $kb; } > "$IN/bzip2-ref.bin"
-    { slice "$cc1" 4000000 $kb; slice "$sq" 4000000 $kb; } | bzip2 -9 -c > "$IN/bzip2-ref.bz2"
+    { slice "$cc1" 8000000 "$kc"; slice "$sq" 2000000 "$kc"; } > "$IN/xz-ref.bin"
+    { slice "$cc1" 0 "$kd"; slice "$sq" 0 "$kd"; } | xz -1 -T2 -c > "$IN/xz-ref.xz"
+    { slice "$cc1" 12000000 "$kb"; slice "$sq" 0 "$kb"; } > "$IN/bzip2-ref.bin"
+    { slice "$cc1" 4000000 "$kb"; slice "$sq" 4000000 "$kb"; } | bzip2 -9 -c > "$IN/bzip2-ref.bz2"
     : > "$IN/.done"
 }
 make_inputs
@@ -164,7 +164,7 @@ build_variant() {
     say "  built $p $v ($cpu s CPU, $(elapsed))"
 }
 
-# run_parallel CMD...: each argument is "PROG VARIANT"; build JOBS at a time.
+# build_many "PROG VARIANT"...: build each, JOBS builds at a time.
 build_many() {
     local pv pids=()
     for pv in "$@"; do
@@ -177,7 +177,7 @@ build_many() {
     for pid in "${pids[@]}"; do wait "$pid" || die "a build failed"; done
 }
 
-# measure_time CMD...: run CMD with its output discarded; print "SECONDS
+# measure_cost CMD...: run CMD with its output discarded; print "SECONDS
 # PEAK_RSS_KB" (GNU time).
 measure_cost() {
     /usr/bin/time -f '%e %M' -o "$WORK/time.tmp" "$@" >/dev/null 2>"$WORK/cost.err" ||

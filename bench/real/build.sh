@@ -9,7 +9,6 @@
 # its own plugin dump file (@OBJ@.dump).
 
 readonly O2X_FLAGS="-funroll-loops -fpeel-loops -ftracer -fipa-cp-clone -fpredictive-commoning -fsplit-loops -funswitch-loops -fgcse-after-reload -fvect-cost-model=dynamic"
-readonly PROGRAMS=(lua sqlite xz bzip2)
 
 # variant_flags VARIANT PROG: the compiler flags of VARIANT (on top of -O2).
 variant_flags() {

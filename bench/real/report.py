@@ -209,7 +209,7 @@ def main():
         w("|---|" + "---:|" * len(lv))
         vs = res["programs"]["lua"]["variants"]
         for i, c in enumerate(vs["O2"]["cmds"]):
-            name = re.sub(r".*/", "", c.split()[1]) + " " + c.split()[2]
+            name = re.sub(r".*/", "", c.split()[1]) + " " + " ".join(c.split()[2:])
             w(f"| {name} | " + " | ".join(f"{median(vs[v]['proc_ratio_time'][i]):.3f}" for v in lv) + " |")
         w("")
 
