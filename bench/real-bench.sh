@@ -14,6 +14,8 @@
 #
 #   --quick   small inputs, one repetition, no RESULTS.md: checks that
 #             every variant builds and gives -O2's output (make check).
+#   --report-only  rewrite the section from the last full run's results
+#             (after a change to bench/real/report.py), measuring nothing.
 #
 #   Everything goes under bench/work/real/ (git-ignored). Builds are cached
 #   per mode: they are redone only when the scripts in bench/real/, the
@@ -30,8 +32,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 MODE=full
-[[ ${1:-} == --quick ]] && MODE=quick
-[[ $# -le 1 && ${1:---quick} == --quick ]] || { echo "usage: bench/real-bench.sh [--quick]" >&2; exit 2; }
+REPORT_ONLY=
+case ${1:-} in
+    --quick) MODE=quick ;;
+    --report-only) REPORT_ONLY=1 ;;
+    "") ;;
+    *) echo "usage: bench/real-bench.sh [--quick | --report-only]" >&2; exit 2 ;;
+esac
+(($# <= 1)) || { echo "usage: bench/real-bench.sh [--quick | --report-only]" >&2; exit 2; }
 
 BUILD=$ROOT/build
 SRC=$ROOT/bench/work/real/src
@@ -44,6 +52,22 @@ START=$(date +%s)
 # shellcheck source=bench/real/build.sh
 . bench/real/build.sh
 . bench/lib.sh
+
+# write_section: the section "## Real programs" of bench/RESULTS.md from
+# $WORK/results.json and what $WORK/run.info says about that run.
+write_section() {
+    local info=$WORK/run.info
+    [[ -f $WORK/results.json && -f $info ]] ||
+        { echo "real-bench: no full run in $WORK to report on" >&2; exit 1; }
+    local command recorder event period elapsed
+    { read -r command; read -r recorder event period elapsed; } < "$info"
+    python3 bench/real/report.py "$WORK" "$WORK/costs.tsv" "$WORK/overlap.tsv" \
+        --command "$command" --recorder "$recorder" --event "$event" \
+        --period "$period" --elapsed "$elapsed" > "$WORK/section.md"
+    results_write_section "## Real programs" "$WORK/section.md"
+    echo "wrote the section \"## Real programs\" of bench/RESULTS.md"
+}
+if [[ -n $REPORT_ONLY ]]; then write_section; exit 0; fi
 
 say() { printf '%s\n' "$*"; }
 die() { printf 'real-bench: error: %s\n' "$*" >&2; exit 1; }
@@ -326,10 +350,7 @@ if [[ $MODE == quick ]]; then
     say "real-bench --quick: every variant of ${PROGS[*]} built and matched -O2's output ($(elapsed))"
     exit 0
 fi
-section=$WORK/section.md
-python3 bench/real/report.py "$WORK" "$COSTS" "$OVERLAP" \
-    --command "bench/real-bench.sh${SFDO_BENCH_REAL_REPS:+ (SFDO_BENCH_REAL_REPS=$SFDO_BENCH_REAL_REPS)}" \
-    --recorder "$RECORDER" --event "$PERF_EVENT" --period "$PERF_PERIOD" \
-    --elapsed "$(( $(date +%s) - START ))" > "$section"
-results_write_section "## Real programs" "$section"
-say "wrote the section \"## Real programs\" of bench/RESULTS.md ($(elapsed))"
+{ echo "bench/real-bench.sh${SFDO_BENCH_REAL_REPS:+ (SFDO_BENCH_REAL_REPS=$SFDO_BENCH_REAL_REPS)}"
+  echo "$RECORDER $PERF_EVENT $PERF_PERIOD $(( $(date +%s) - START ))"; } > "$WORK/run.info"
+write_section
+say "done ($(elapsed))"
