@@ -11,3 +11,5 @@ echo "== plugin compile time (bench/plugin-compile-bench.sh)"
 bench/plugin-compile-bench.sh
 echo "== profile accuracy on the test programs (bench/overlap-bench.sh)"
 bench/overlap-bench.sh
+echo "== real programs against PGO and AutoFDO (bench/real-bench.sh)"
+bench/real-bench.sh

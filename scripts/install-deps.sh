@@ -35,6 +35,7 @@ readonly DEFAULT_PACKAGES=(
     linux-perf                # perf itself (Debian's name for it)
     autofdo                   # create_gcov, dump_gcov: a reference to compare with
     python3                   # scripts/count-overlap.py and e2e checks
+    tcl dpkg-dev              # bench/real: the SQLite amalgamation, dpkg-source
 )
 
 die() {

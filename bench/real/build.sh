@@ -1,0 +1,133 @@
+# shellcheck shell=bash
+# bench/real/build.sh - how each real program is built, one function per
+# variant.  Sourced by bench/real-bench.sh, which sets:
+#   ROOT   repository root (absolute)     SRC   unpacked sources
+#   WORK   this mode's work directory      BUILD $ROOT/build (the tools)
+# Every variant compiles the same sources with the same flags plus its own,
+# each .c to its own object (so -fprofile-generate's .gcda names match under
+# -fprofile-use), through bench/real/cc-wrap.sh, which gives each object
+# its own plugin dump file (@OBJ@.dump).
+
+readonly O2X_FLAGS="-funroll-loops -fpeel-loops -ftracer -fipa-cp-clone -fpredictive-commoning -fsplit-loops -funswitch-loops -fgcse-after-reload -fvect-cost-model=dynamic"
+
+# variant_flags VARIANT PROG: the compiler flags of VARIANT (on top of -O2).
+variant_flags() {
+    local v=$1 p=$2 prof=$WORK/prof/$2 plugin=$BUILD/samplefdo.so
+    case $v in
+        O2)        echo "-g -gdwarf-4" ;;
+        O2x)       echo "-g $O2X_FLAGS" ;;
+        pgo-gen)   echo "-g -fprofile-generate -fprofile-update=single" ;;
+        pgo)       echo "-g -fprofile-use -Wno-missing-profile -fplugin=$plugin -fplugin-arg-samplefdo-profile=$prof/sfdo.prof -fplugin-arg-samplefdo-dump-only -fplugin-arg-samplefdo-dump=@OBJ@.dump" ;;
+        sfdo)      echo "-g -fplugin=$plugin -fplugin-arg-samplefdo-profile=$prof/sfdo.prof -fplugin-arg-samplefdo-dump=@OBJ@.dump" ;;
+        afdo-cg)   echo "-g -gdwarf-4 -fauto-profile=$prof/create_gcov.afdo -fplugin=$plugin -fplugin-arg-samplefdo-profile=$prof/sfdo.prof -fplugin-arg-samplefdo-dump-only -fplugin-arg-samplefdo-dump=@OBJ@.dump" ;;
+        afdo-sfdo) echo "-g -gdwarf-4 -fauto-profile=$prof/sfdo.afdo -fplugin=$plugin -fplugin-arg-samplefdo-profile=$prof/sfdo.prof -fplugin-arg-samplefdo-dump-only -fplugin-arg-samplefdo-dump=@OBJ@.dump" ;;
+        *) echo "unknown variant $v" >&2; return 1 ;;
+    esac
+}
+
+# The binary each program's build produces, relative to its build directory.
+prog_binary() {
+    case $1 in
+        lua) echo lua ;; sqlite) echo speedtest1 ;; bzip2) echo bzip2 ;;
+        xz) echo tree/src/xz/xz ;;
+    esac
+}
+
+# compile_objs DIR "CFLAGS" "LDFLAGS" OUT SRC...: compile each SRC to
+# DIR/obj/BASE.o, JOBS at a time, then link DIR/OUT. The compiles run in
+# DIR with a relative -o obj/BASE.o: GCC hashes the object name as written
+# into the profile id of static functions, so the instrumented and the
+# -fprofile-use builds must spell it the same for their counts to match.
+compile_objs() {
+    local dir=$1 cflags=$2 ldflags=$3 out=$4
+    shift 4
+    mkdir -p "$dir/obj"
+    (cd "$dir" && printf '%s\n' "$@" | xargs -P "$JOBS" -I{} sh -c \
+        'f={}; b=${f##*/}; exec "$0" -O2 '"$cflags"' -c "$f" -o "obj/${b%.c}.o"' \
+        "$ROOT/bench/real/cc-wrap.sh") || return 1
+    local gen=
+    [[ $cflags == *-fprofile-generate* ]] && gen=-fprofile-generate
+    # shellcheck disable=SC2086
+    gcc -O2 $gen -o "$dir/$out" "$dir"/obj/*.o $ldflags
+}
+
+prepare_lua() {
+    mkdir -p "$SRC/lua-inc"
+    echo '#define DEB_HOST_MULTIARCH "x86_64-linux-gnu"' > "$SRC/lua-inc/lua5.4-deb-multiarch.h"
+}
+build_lua() {   # DIR "FLAGS"
+    local s=$SRC/lua5.4-5.4.4/src f srcs=()
+    for f in "$s"/*.c; do [[ $f == */luac.c ]] || srcs+=("$f"); done
+    compile_objs "$1" "$2 -DLUA_COMPAT_5_3 -DLUA_USE_LINUX -I$SRC/lua-inc" \
+        "-lm -ldl -Wl,-E" lua "${srcs[@]}"
+}
+
+prepare_sqlite() {
+    local a=$SRC/sqlite-amalgamation
+    [[ -f $a/.done ]] && return 0
+    rm -rf "$a" && mkdir -p "$a"
+    (cd "$a" && ../sqlite3-3.40.1/configure --disable-tcl >configure.log 2>&1 &&
+     make sqlite3.c >make.log 2>&1 &&
+     cp ../sqlite3-3.40.1/test/speedtest1.c .) || { echo "sqlite amalgamation failed; see $a/*.log" >&2; return 1; }
+    : > "$a/.done"
+}
+build_sqlite() {
+    local a=$SRC/sqlite-amalgamation
+    compile_objs "$1" "$2 -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_THREADSAFE=0 -I$a" \
+        "-lm" speedtest1 "$a/sqlite3.c" "$a/speedtest1.c"
+}
+
+build_bzip2() {
+    local s=$SRC/bzip2-1.0.8 f srcs=()
+    for f in blocksort huffman crctable randtable compress decompress bzlib bzip2; do
+        srcs+=("$s/$f.c")
+    done
+    compile_objs "$1" "$2 -D_FILE_OFFSET_BITS=64" "" bzip2 "${srcs[@]}"
+}
+
+# xz: configure once (in $SRC/xz-configured, with an absolute source path),
+# then each variant builds in a copy of that tree.
+prepare_xz() {
+    local c=$SRC/xz-configured
+    [[ -f $c/.done ]] && return 0
+    rm -rf "$c" && mkdir -p "$c/tree"
+    (cd "$c/tree" && "$SRC/xz-utils-5.4.1/configure" --disable-shared --disable-nls \
+        --disable-doc --disable-scripts --disable-xzdec --disable-lzmadec \
+        --disable-lzmainfo --disable-lzma-links --disable-threads \
+        >../configure.log 2>&1) || { echo "xz configure failed; see $c/configure.log" >&2; return 1; }
+    : > "$c/.done"
+}
+build_xz() {
+    local dir=$1
+    mkdir -p "$dir"
+    rm -rf "$dir/tree"
+    cp -a "$SRC/xz-configured/tree" "$dir/tree"
+    if [[ -d $dir/gcda ]]; then   # -fprofile-use: the counts next to the objects
+        (cd "$dir/gcda" && find . -name '*.gcda' -exec cp --parents {} ../tree/ \;)
+    fi
+    make -C "$dir/tree/src/liblzma" -j"$JOBS" CC="$ROOT/bench/real/cc-wrap.sh" \
+        CFLAGS="-O2 $2" liblzma.la >"$dir/make.log" 2>&1 &&
+    make -C "$dir/tree/src/xz" -j"$JOBS" CC="$ROOT/bench/real/cc-wrap.sh" \
+        CFLAGS="-O2 $2" xz >>"$dir/make.log" 2>&1 ||
+        { tail -n 20 "$dir/make.log" >&2; return 1; }
+}
+
+# gcda_copy PROG FROM TO: put the .gcda files of FROM's training run where
+# -fprofile-use looks for them in TO (next to TO's objects).
+gcda_copy() {
+    local p=$1 from=$2 to=$3
+    if [[ $p == xz ]]; then
+        rm -rf "$to/gcda" && mkdir -p "$to/gcda"
+        (cd "$from/tree" && find . -name '*.gcda' -exec cp --parents {} "$to/gcda/" \;)
+    else
+        mkdir -p "$to/obj"
+        cp "$from"/obj/*.gcda "$to/obj/"
+    fi
+}
+
+# collect_dump DIR: every object's plugin dump of DIR, in one file DIR/dump.
+collect_dump() {
+    find "$1" -name '*.dump' ! -path "$1/dump" -print0 | sort -z |
+        xargs -0 -r cat > "$1/dump.tmp"
+    mv "$1/dump.tmp" "$1/dump"
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# bench/real/fetch.sh - get the Debian source packages the real-program
+# benchmark builds, unpacked under bench/work/real/src/ (git-ignored).
+#
+# Usage: bench/real/fetch.sh
+#
+#   Does nothing when the trees are already unpacked. Otherwise: installs
+#   tcl (SQLite's amalgamation) and autofdo (create_gcov) when missing, adds
+#   a deb-src entry mirroring the machine's Debian sources when none exists
+#   (its own file, /etc/apt/sources.list.d/sfdo-deb-src.sources), runs
+#   apt-get update (falling back to an explicit gpgv when the plain update
+#   fails its signature checks), then apt-get source --download-only and
+#   dpkg-source -x.
+#
+# Exit status: 0 ready; 1 failed; 77 the sources cannot be had here (no
+# network or no Debian apt source), said on stderr as "SKIP: ...".
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+readonly PKGS=(lua5.4 sqlite3 xz-utils bzip2)
+readonly TREES=(lua5.4-5.4.4 sqlite3-3.40.1 xz-utils-5.4.1 bzip2-1.0.8)
+readonly SRC=bench/work/real/src
+
+have_all() {
+    local t
+    for t in "${TREES[@]}"; do [[ -f $SRC/$t/.sfdo-unpacked ]] || return 1; done
+}
+have_all && exit 0
+
+skip() { printf 'SKIP: %s\n' "$*" >&2; exit 77; }
+as_root() { if ((EUID == 0)); then "$@"; else sudo -n "$@"; fi; }
+
+command -v tclsh >/dev/null && command -v create_gcov >/dev/null ||
+    scripts/install-deps.sh tcl autofdo dpkg-dev >&2 ||
+    skip "cannot install tcl and autofdo (no apt source or network?)"
+
+apt_update() {
+    as_root apt-get update -qq >&2 2>/dev/null ||
+        as_root apt-get update -qq -o Apt::Key::gpgvcommand=/usr/bin/gpgv >&2
+}
+
+if ! grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    src=/etc/apt/sources.list.d/debian.sources
+    [[ -f $src ]] || skip "no deb-src entry and no $src to mirror"
+    sed -E 's/^Types:.*/Types: deb-src/' "$src" |
+        as_root tee /etc/apt/sources.list.d/sfdo-deb-src.sources >/dev/null ||
+        skip "cannot write a deb-src entry (not root?)"
+    apt_update || skip "apt-get update failed (no network?)"
+fi
+
+mkdir -p "$SRC"
+cd "$SRC"
+if ! apt-get source -qq --download-only "${PKGS[@]}" >&2 2>download.err; then
+    apt_update || skip "apt-get update failed (no network?)"
+    apt-get source -qq --download-only "${PKGS[@]}" >&2 2>download.err ||
+        skip "apt-get source failed: $(grep -v '^W:' download.err | head -n 2 | tr '\n' ' ')"
+fi
+for t in "${TREES[@]}"; do
+    rm -rf "$t"
+    dpkg-source --no-check -x "$(ls "${t%%-[0-9]*}"_*.dsc | head -n 1)" "$t" >/dev/null
+    : > "$t/.sfdo-unpacked"
+done
