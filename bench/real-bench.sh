@@ -84,6 +84,10 @@ rc=0; bench/real/fetch.sh || rc=$?
 ev=$(scripts/perf-event.sh 2>"$ROOT/bench/work/real/perf-event.err") ||
     die "perf cannot sample here: $(cat "$ROOT/bench/work/real/perf-event.err")"
 read -r PERF_EVENT PERF_PERIOD <<<"$ev"
+# Training runs last seconds where production profiles span hours: they
+# are sampled five times as often, for enough samples to place counts.
+# The overhead rows use each recorder's normal period.
+TRAIN_PERIOD=$((PERF_PERIOD / 5))
 RECORDER=perf
 [[ -x $BUILD/sfdo-record ]] && RECORDER=sfdo-record
 
@@ -233,9 +237,9 @@ PY
 record_cmd() {
     local data=$1 cmd=$2
     if [[ $RECORDER == sfdo-record ]]; then
-        printf '%q ' "$BUILD/sfdo-record" -q -e "$PERF_EVENT" -c "$PERF_PERIOD" -g -o "$data" -- sh -c "$cmd"
+        printf '%q ' "$BUILD/sfdo-record" -q -e "$PERF_EVENT" -c "$TRAIN_PERIOD" -g -o "$data" -- sh -c "$cmd"
     else
-        printf '%q ' perf record -q --no-bpf-event -e "$PERF_EVENT" -c "$PERF_PERIOD" -g -o "$data" -- sh -c "$cmd"
+        printf '%q ' perf record -q --no-bpf-event -e "$PERF_EVENT" -c "$TRAIN_PERIOD" -g -o "$data" -- sh -c "$cmd"
     fi
 }
 
@@ -286,7 +290,7 @@ if [[ $(cat "$WORK/key" 2>/dev/null) != "$KEY" ]]; then
     list=()
     for p in "${PROGS[@]}"; do list+=("$p pgo-gen" "$p O2" "$p O2x"); done
     build_many "${list[@]}"
-    say "== training and recording (recorder: $RECORDER, $PERF_EVENT every $PERF_PERIOD)"
+    say "== training and recording (recorder: $RECORDER, $PERF_EVENT every $TRAIN_PERIOD)"
     for p in "${PROGS[@]}"; do profile_prog "$p"; done
     say "== building with the profiles"
     list=()
@@ -332,8 +336,11 @@ for p in "${PROGS[@]}"; do
         esac
         ref_cmds "$p" "$b" | while IFS=$'\t' read -r norm cmd; do
             case $v in
-                O2+sfdo-record) cmd="$BUILD/sfdo-record -q -e $PERF_EVENT -c $PERF_PERIOD -g -o $WORK/tmp/rec.data -- $cmd" ;;
-                O2+perf) cmd="perf record -q --no-bpf-event -e $PERF_EVENT -c $PERF_PERIOD -g -o $WORK/tmp/rec.data -- $cmd" ;;
+                # sfdo-record at its defaults; perf at the same event
+                # and period (sfdo-record's default here is PERF_EVENT
+                # at PERF_PERIOD, as scripts/perf-event.sh picks).
+                O2+sfdo-record) cmd="$BUILD/sfdo-record -q -o $WORK/tmp/rec.data -- $cmd" ;;
+                O2+perf) cmd="perf record -q --no-bpf-event -e $PERF_EVENT -c $PERF_PERIOD -o $WORK/tmp/rec.data -- $cmd" ;;
             esac
             printf '%s\t%s\t%s\t%s\n' "$p" "$v" "$norm" "$cmd" >> "$SPEC"
         done
@@ -351,6 +358,6 @@ if [[ $MODE == quick ]]; then
     exit 0
 fi
 { echo "bench/real-bench.sh${SFDO_BENCH_REAL_REPS:+ (SFDO_BENCH_REAL_REPS=$SFDO_BENCH_REAL_REPS)}"
-  echo "$RECORDER $PERF_EVENT $PERF_PERIOD $(( $(date +%s) - START ))"; } > "$WORK/run.info"
+  echo "$RECORDER $PERF_EVENT $TRAIN_PERIOD $(( $(date +%s) - START ))"; } > "$WORK/run.info"
 write_section
 say "done ($(elapsed))"

@@ -260,7 +260,8 @@ def main():
           f"{100 * (cc['sfdo'] / cc['O2'] - 1):+.0f}% / {100 * (cc['sfdo'] / cc['pgo'] - 1):+.0f}% |")
     w("")
     w("Recording overhead is measured like the variants (interleaved, paired) with the recorder "
-      f"(`perf record`, and `sfdo-record` when it is built, `-g`, same event and period as for the profiles) "
+      "(`sfdo-record` at its default settings when it is built, and `perf record` at the same event and period, "
+      "five times the profiles' period: training runs last seconds, so they are sampled more often) "
       "wrapped around the -O2 build; the profiles themselves were recorded with "
       f"`{opts.get('recorder')}`. The overhead "
       "includes starting the recorder and writing perf.data. Conversion is one run each on the train profile (wall s and peak RSS, GNU time). "
