@@ -315,7 +315,7 @@ for p in "${PROGS[@]}"; do
     done
     for v in sfdo afdo-cg afdo-sfdo; do
         o=$(python3 scripts/count-overlap.py "$WORK/build/$p/pgo/dump.global" \
-            "$WORK/build/$p/$v/dump.global" 2>&1 | tail -n 1)
+            "$WORK/build/$p/$v/dump.global" 2>&1 | paste -sd' ')
         printf '%s\t%s\t%s\n' "$p" "$v" "$o" >> "$OVERLAP"
     done
 done

@@ -79,8 +79,10 @@ def main():
     for line in open(overlap_f):
         f = line.rstrip("\n").split("\t")
         if len(f) == 3:
-            m = re.search(r"([0-9.]+)% over (\d+) functions", f[2])
-            overlap[(f[0], f[1])] = (f"{float(m.group(1)):.1f}% ({m.group(2)} fns)" if m
+            m = re.search(r"block overlap: ([0-9.]+)% over (\d+) functions", f[2])
+            w = re.search(r"within functions: ([0-9.]+)%", f[2])
+            within = f"; within functions {float(w.group(1)):.1f}%" if w else ""
+            overlap[(f[0], f[1])] = (f"{float(m.group(1)):.1f}% ({m.group(2)} fns{within})" if m
                                      else "n/a: " + f[2][:60])
     med = {(p, v): median(d["ratio_time"]) for p in progs
            for v, d in res["programs"][p]["variants"].items()}
