@@ -40,7 +40,9 @@ EOF
 }
 
 compile icalls "$SFDO_ROOT/tests/e2e/data/icalls.c" -O2 -g -fno-omit-frame-pointer
-perf_record ip.data -g -- ./icalls 3000000
+# Long enough (about 0.7 s) that the indirect call's own block catches
+# samples: its targets are split from that block's count.
+perf_record ip.data -g -- ./icalls 20000000
 mmaps_last ip.data ip-late.data
 "$CONVERT" -q ip.data icalls -o ip.prof
 "$CONVERT" -q --stats ip-late.data icalls -o ip-late.prof 2>late.err
