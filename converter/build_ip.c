@@ -186,14 +186,7 @@ block_count_at (const struct binary *b, const struct sfdo_func_blocks *fb,
   if (k < 0)
     return 0;
   const struct sfdo_block *bl = &fb->blocks[k];
-  uint64_t sum = 0;
-  for (uint32_t j = 0; j < bl->ninsns; j++)
-    {
-      uint64_t *w = sfdo_u64map_find (&b->weights,
-                                      fb->insn_addrs[bl->first_insn + j]);
-      sum = sfdo_sat_add (sum, w ? *w : 0);
-    }
-  return sum / bl->ninsns;
+  return block_sum (&b->weights, fb, bl) / bl->ninsns;
 }
 
 /* The indirect call returning to P[0].ret ran as often as its block; split

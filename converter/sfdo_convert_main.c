@@ -91,18 +91,34 @@ report (const struct sfdo_error *err)
   return EXIT_INPUT;
 }
 
+/* An option's keyword and the value it stands for; a NULL name ends a
+   table.  */
+struct keyword {
+  const char *name;
+  int value;
+};
+
+static const struct keyword format_names[] = {
+  { "sfdo", 0 }, { "afdo", SFDO_EXPORT_AFDO2 }, { "afdo1", SFDO_EXPORT_AFDO1 },
+  { "afdo2", SFDO_EXPORT_AFDO2 }, { "afdo3", SFDO_EXPORT_AFDO3 },
+  { "llvm", SFDO_EXPORT_LLVM }, { NULL, 0 }
+};
+static const struct keyword vote_names[] = {
+  { "max", SFDO_LINE_MAX }, { "mean", SFDO_LINE_MEAN }, { NULL, 0 }
+};
+static const struct keyword smooth_names[] = {
+  { "auto", SFDO_SMOOTH_AUTO }, { "on", SFDO_SMOOTH_ON },
+  { "off", SFDO_SMOOTH_OFF }, { NULL, 0 }
+};
+
+/* The value of keyword S in TABLE into *VALUE; -1 if S is not there.  */
 static int
-parse_format (const char *s, int *format)
+parse_keyword (const char *s, const struct keyword *table, int *value)
 {
-  static const struct { const char *name; int format; } names[] = {
-    { "sfdo", 0 }, { "afdo", SFDO_EXPORT_AFDO2 }, { "afdo1", SFDO_EXPORT_AFDO1 },
-    { "afdo2", SFDO_EXPORT_AFDO2 }, { "afdo3", SFDO_EXPORT_AFDO3 },
-    { "llvm", SFDO_EXPORT_LLVM },
-  };
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-    if (strcmp (s, names[i].name) == 0)
+  for (; table->name; table++)
+    if (strcmp (s, table->name) == 0)
       {
-        *format = names[i].format;
+        *value = table->value;
         return 0;
       }
   return -1;
@@ -128,6 +144,7 @@ parse_options (int argc, char **argv, struct options *o)
     { "version", no_argument, 0, 'V' },
     { 0, 0, 0, 0 }
   };
+  int value;
   for (int c; (c = getopt_long (argc, argv, "o:qh", opts, NULL)) != -1;)
     switch (c)
       {
@@ -141,31 +158,23 @@ parse_options (int argc, char **argv, struct options *o)
       case 'E': o->convert.count_event = optarg; break;
       case 'C': o->convert.clk_event = optarg; break;
       case 'S':
-        if (strcmp (optarg, "auto") == 0)
-          o->convert.smooth = SFDO_SMOOTH_AUTO;
-        else if (strcmp (optarg, "on") == 0)
-          o->convert.smooth = SFDO_SMOOTH_ON;
-        else if (strcmp (optarg, "off") == 0)
-          o->convert.smooth = SFDO_SMOOTH_OFF;
-        else
+        if (parse_keyword (optarg, smooth_names, &value) != 0)
           return usage_error ("--smooth takes auto, on or off, not '%s'",
                               optarg);
+        o->convert.smooth = (enum sfdo_smooth) value;
         break;
       case 'F':
-        if (parse_format (optarg, &o->format) != 0)
+        if (parse_keyword (optarg, format_names, &o->format) != 0)
           return usage_error ("--format takes sfdo, afdo, afdo1, afdo2, "
                               "afdo3 or llvm, not '%s'", optarg);
         break;
       case 'h': fputs (usage_text, stdout); exit (0);
       case 'V': puts ("sfdo-convert " SFDO_VERSION); exit (0);
       case 'v':
-        if (strcmp (optarg, "max") == 0)
-          o->convert.vote = SFDO_LINE_MAX;
-        else if (strcmp (optarg, "mean") == 0)
-          o->convert.vote = SFDO_LINE_MEAN;
-        else
+        if (parse_keyword (optarg, vote_names, &value) != 0)
           return usage_error ("--line-vote takes max or mean, not '%s'",
                               optarg);
+        o->convert.vote = (enum sfdo_line_vote) value;
         break;
       default:
         return EXIT_USAGE;

@@ -11,7 +11,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 need_built sfdo-record
-command -v perf >/dev/null 2>&1 || skip "perf is not installed (Debian package linux-perf)"
+need_perf_command
 tmpdir
 T=$TEST_TMP
 compile "$T/demo" "$SFDO_ROOT/examples/demo.c"

@@ -95,6 +95,12 @@ need_shared() {
     SHARED_FIXTURES=$(cd "$dir" && pwd)
 }
 
+# need_perf_command: skip unless the perf tool is installed (tests that
+# read sfdo-record's files with it, whatever events this machine has).
+need_perf_command() {
+    command -v perf >/dev/null 2>&1 || skip "perf is not installed (Debian package linux-perf)"
+}
+
 # need_built PATH...: skip unless make has built these (relative to
 # SFDO_BUILD), for tests of stages that may not exist yet.
 need_built() {
