@@ -1,13 +1,14 @@
-/* converter/build_ip.c - IP-only samples to source-line counts.
+/* converter/build_ip.c - IP samples to source-line counts (build.h).
  *
  * For each function with samples: decode it into basic blocks, give each
  * block the summed weight of its instructions divided by their number
  * (Chen et al.: this cancels skid and stall aggregation), and give every
  * instruction its block's count (attribute.h takes it to its source
  * position).  Where cycles were recorded beside retired instructions,
- * binflow.h first classifies the blocks and smooths their counts.  A direct call runs as often as its block; a function is
- * entered as often as its entry block runs.  */
-#include "convert_int.h"
+ * binflow.h first classifies the blocks and smooths their counts.  A
+ * direct call runs as often as its block; a function is entered as often
+ * as its entry block runs.  */
+#include "build.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,34 +51,26 @@ block_sum (const struct sfdo_u64map *map, const struct sfdo_func_blocks *fb,
 }
 
 /* Chen et al.'s classification of each block of FB from its counted
-   (instructions) weight WEIGHT[k] and B's cycles and stall cycles.  */
+   (instructions) weight WEIGHT[k] and T's cycles and stall cycles.  */
 static uint8_t *
-classify_blocks (struct sfdo_converter *cv, const struct binary *b,
-                 const struct sfdo_func_blocks *fb, const uint64_t *weight)
+classify_blocks (const struct sfdo_tally *t, const struct sfdo_func_blocks *fb,
+                 const uint64_t *weight, struct sfdo_convert_stats *stats)
 {
   uint8_t *classes = (uint8_t *) sfdo_xcalloc (fb->nblocks + 1, 1);
   for (size_t k = 0; k < fb->nblocks; k++)
     {
-      double clk = (double) block_sum (&b->clk_weights, fb, &fb->blocks[k]);
+      double clk = (double) block_sum (&t->clk_weights, fb, &fb->blocks[k]);
       double stall
-        = (double) block_sum (&b->stall_weights, fb, &fb->blocks[k]);
+        = (double) block_sum (&t->stall_weights, fb, &fb->blocks[k]);
       if (!weight[k] && !clk)
         continue;
       classes[k] = (uint8_t) sfdo_classify_block ((double) weight[k], clk,
                                                   stall);
-      cv->stats.blocks_classified++;
-      cv->stats.blocks_over += classes[k] == SFDO_SAMPLING_OVER;
-      cv->stats.blocks_under += classes[k] == SFDO_SAMPLING_UNDER;
+      stats->blocks_classified++;
+      stats->blocks_over += classes[k] == SFDO_SAMPLING_OVER;
+      stats->blocks_under += classes[k] == SFDO_SAMPLING_UNDER;
     }
   return classes;
-}
-
-/* Whether the binary-level MCF prepass runs.  */
-static int
-smoothing (const struct sfdo_converter *cv)
-{
-  return cv->opts.smooth == SFDO_SMOOTH_ON
-         || (cv->opts.smooth == SFDO_SMOOTH_AUTO && cv->classify);
 }
 
 /* Whether a jump inside FB goes to its entry: then the entry block is a
@@ -98,7 +91,7 @@ entry_is_jump_target (const struct sfdo_func_blocks *fb)
    the estimate, never 0 for a function that ran, and never a hot loop's
    count (which would make every call look like a loop's trip).  */
 static uint64_t
-estimate_head (const struct sfdo_converter *cv,
+estimate_head (const struct sfdo_build_opts *o,
                const struct sfdo_func_blocks *fb, const uint64_t *count)
 {
   if (fb->nblocks == 0)
@@ -115,23 +108,32 @@ estimate_head (const struct sfdo_converter *cv,
     }
   if (returns && (!loops_back || returns < count[0]))
     return returns;
-  uint64_t half_sample = cv->min_sample_weight / 2 / fb->blocks[0].ninsns;
+  uint64_t half_sample = o->min_sample_weight / 2 / fb->blocks[0].ninsns;
   return half_sample ? half_sample : 1;
 }
+
+/* What one binary's functions are built from.  */
+struct ip_builder {
+  const struct sfdo_build_opts *o;
+  struct sfdo_symtab *st;
+  struct sfdo_decoder *dec;
+  const struct sfdo_tally *t;
+  struct sfdo_convert_stats *stats;
+  struct attributor at;
+};
 
 /* Count the blocks of function [LO, HI) from the weights at KEYS[0..N)
    and vote for its lines; returns the head count.  */
 static uint64_t
-build_function (struct sfdo_converter *cv, struct attributor *at,
-                struct binary *b, struct sfdo_decoder *dec, uint64_t lo,
-                uint64_t hi, const uint64_t *keys, size_t n)
+build_function (struct ip_builder *ib, uint64_t lo, uint64_t hi,
+                const uint64_t *keys, size_t n)
 {
   const uint8_t *code;
   size_t len;
-  if (sfdo_symtab_code (b->symtab, lo, &code, &len) != 0)
+  if (sfdo_symtab_code (ib->st, lo, &code, &len) != 0)
     return 0;
   struct sfdo_func_blocks fb;
-  sfdo_decode_function (dec, code, len, lo, hi, &fb);
+  sfdo_decode_function (ib->dec, code, len, lo, hi, &fb);
   uint64_t *weight = (uint64_t *) sfdo_xcalloc (fb.nblocks + 1, sizeof *weight);
   uint64_t *count = (uint64_t *) sfdo_xcalloc (fb.nblocks + 1, sizeof *count);
   for (size_t i = 0; i < n; i++)
@@ -139,21 +141,23 @@ build_function (struct sfdo_converter *cv, struct attributor *at,
       ptrdiff_t k = sfdo_func_blocks_find (&fb, keys[i]);
       if (k >= 0)
         weight[k] = sfdo_sat_add (weight[k],
-                                  *sfdo_u64map_find (&b->weights, keys[i]));
+                                  *sfdo_u64map_find (&ib->t->weights,
+                                                     keys[i]));
     }
   for (size_t k = 0; k < fb.nblocks; k++)
     count[k] = weight[k] / fb.blocks[k].ninsns;
-  if (smoothing (cv))
+  if (ib->o->smooth)
     {
-      uint8_t *classes = cv->classify ? classify_blocks (cv, b, &fb, weight)
-                                      : NULL;
+      uint8_t *classes = ib->o->classify
+                         ? classify_blocks (ib->t, &fb, weight, ib->stats)
+                         : NULL;
       sfdo_binflow_smooth (&fb, 0, classes, count);
-      cv->stats.functions_smoothed++;
+      ib->stats->functions_smoothed++;
       free (classes);
     }
   for (size_t k = 0; k < fb.nblocks; k++)
-    vote_block (at, &fb, &fb.blocks[k], count[k]);
-  uint64_t head = estimate_head (cv, &fb, count);
+    vote_block (&ib->at, &fb, &fb.blocks[k], count[k]);
+  uint64_t head = estimate_head (ib->o, &fb, count);
   free (weight);
   free (count);
   sfdo_func_blocks_release (&fb);
@@ -177,105 +181,112 @@ call_pair_cmp (const void *x, const void *y)
 }
 
 /* The count of the block of instruction I of FB, from the sample weights
-   of binary B.  */
+   of tally T.  */
 static uint64_t
-block_count_at (const struct binary *b, const struct sfdo_func_blocks *fb,
+block_count_at (const struct sfdo_tally *t, const struct sfdo_func_blocks *fb,
                 size_t i)
 {
   ptrdiff_t k = sfdo_func_blocks_find (fb, fb->insn_addrs[i]);
   if (k < 0)
     return 0;
   const struct sfdo_block *bl = &fb->blocks[k];
-  return block_sum (&b->weights, fb, bl) / bl->ninsns;
+  return block_sum (&t->weights, fb, bl) / bl->ninsns;
 }
 
 /* The indirect call returning to P[0].ret ran as often as its block; split
-   that count among the callees seen in callchains, P[0..N), by weight.  */
+   that count among the callees seen in callchains, P[0..N), by weight.
+   Functions in COVERED are left alone.  */
 static void
-split_indirect_call (struct attributor *at, struct binary *b,
-                     struct sfdo_decoder *dec, const struct call_pair *p,
-                     size_t n)
+split_indirect_call (struct ip_builder *ib, const struct sfdo_u64map *covered,
+                     const struct call_pair *p, size_t n)
 {
   uint64_t lo, hi;
   const uint8_t *code;
   size_t len;
-  if (sfdo_symtab_function_range (b->symtab, p->ret - 1, &lo, &hi) != 0
-      || sfdo_symtab_code (b->symtab, lo, &code, &len) != 0)
+  if (sfdo_symtab_function_range (ib->st, p->ret - 1, &lo, &hi) != 0
+      || (covered && sfdo_u64map_find (covered, lo))
+      || sfdo_symtab_code (ib->st, lo, &code, &len) != 0)
     return;
   struct sfdo_func_blocks fb;
-  sfdo_decode_function (dec, code, len, lo, hi, &fb);
+  sfdo_decode_function (ib->dec, code, len, lo, hi, &fb);
   size_t i = sfdo_func_blocks_insn_from (&fb, p->ret);
   if (i > 0 && i <= fb.ninsns && fb.kinds[i - 1] == SFDO_INSN_CALL
       && !fb.call_targets[i - 1])
     {
-      uint64_t count = block_count_at (b, &fb, i - 1), total = 0;
+      uint64_t count = block_count_at (ib->t, &fb, i - 1), total = 0;
       for (size_t k = 0; k < n; k++)
         total = sfdo_sat_add (total, p[k].weight);
       for (size_t k = 0; k < n && total; k++)
         {
           uint64_t flo, fhi;
           const char *name
-            = sfdo_symtab_function_range (b->symtab, p[k].callee, &flo, &fhi)
-              == 0 ? attr_function_name (at, flo) : NULL;
+            = sfdo_symtab_function_range (ib->st, p[k].callee, &flo, &fhi)
+              == 0 ? attr_function_name (&ib->at, flo) : NULL;
           uint64_t share = (uint64_t) ((double) count * (double) p[k].weight
                                        / (double) total);
           if (!name || !share)
             continue;
-          attr_call (at, fb.insn_addrs[i - 1], name, share);
-          attr_value (at, fb.insn_addrs[i - 1], SFDO_VALUE_ICALL,
-                      sfdo_profile_intern_str (at->p, name), share);
+          attr_call (&ib->at, fb.insn_addrs[i - 1], name, share);
+          attr_value (&ib->at, fb.insn_addrs[i - 1], SFDO_VALUE_ICALL,
+                      sfdo_profile_intern_str (ib->at.p, name), share);
         }
     }
   sfdo_func_blocks_release (&fb);
 }
 
 static void
-add_indirect_calls (struct attributor *at, struct binary *b,
-                    struct sfdo_decoder *dec)
+add_indirect_calls (struct ip_builder *ib, const struct sfdo_u64map *covered)
 {
+  const struct sfdo_pairmap *calls = &ib->t->calls;
   struct call_pair *p
-    = (struct call_pair *) sfdo_xmalloc ((b->calls.n + 1) * sizeof *p);
+    = (struct call_pair *) sfdo_xmalloc ((calls->n + 1) * sizeof *p);
   size_t n = 0;
-  for (size_t i = 0; i < b->calls.cap; i++)
-    if (b->calls.a[i] != UINT64_MAX)
-      p[n++] = (struct call_pair) { b->calls.a[i], b->calls.b[i],
-                                    b->calls.vals[i].weight };
+  for (size_t i = 0; i < calls->cap; i++)
+    if (calls->a[i] != UINT64_MAX)
+      p[n++] = (struct call_pair) { calls->a[i], calls->b[i],
+                                    calls->vals[i].weight };
   qsort (p, n, sizeof *p, call_pair_cmp);
   for (size_t i = 0, j; i < n; i = j)
     {
       for (j = i + 1; j < n && p[j].ret == p[i].ret; j++)
         ;
-      split_indirect_call (at, b, dec, p + i, j - i);
+      split_indirect_call (ib, covered, p + i, j - i);
     }
   free (p);
 }
 
-void
-sfdo_build_ip_profile (struct sfdo_converter *cv, struct binary *b,
-                       struct sfdo_decoder *dec, struct sfdo_profile *p)
+size_t
+sfdo_build_ip (const struct sfdo_build_opts *o, struct sfdo_symtab *st,
+               struct sfdo_decoder *dec, const struct sfdo_tally *t,
+               const struct sfdo_u64map *covered, struct sfdo_profile *p,
+               struct sfdo_convert_stats *stats)
 {
-  struct attributor at;
-  attr_init (&at, b->symtab, p, cv->opts.vote);
-  uint64_t *keys = sfdo_u64map_sorted_keys (&b->weights);
-  size_t n = b->weights.n;
+  struct ip_builder ib = { o, st, dec, t, stats, { 0 } };
+  size_t built = 0;
+  attr_init (&ib.at, st, p, o->vote);
+  uint64_t *keys = sfdo_u64map_sorted_keys (&t->weights);
+  size_t n = t->weights.n;
   for (size_t i = 0, j; i < n; i = j)
     {
       uint64_t lo, hi;
       j = i + 1;
-      if (sfdo_symtab_function_range (b->symtab, keys[i], &lo, &hi) != 0)
+      if (sfdo_symtab_function_range (st, keys[i], &lo, &hi) != 0)
         {
-          cv->stats.no_line++;
+          stats->no_line++;
           continue;
         }
       while (j < n && keys[j] < hi)
         j++;
-      uint64_t head = build_function (cv, &at, b, dec, lo, hi, keys + i,
-                                      j - i);
-      struct sfdo_prof_func *f = attr_function_at (&at, lo);
+      if (covered && sfdo_u64map_find (covered, lo))
+        continue;
+      uint64_t head = build_function (&ib, lo, hi, keys + i, j - i);
+      struct sfdo_prof_func *f = attr_function_at (&ib.at, lo);
       if (f)
         f->head = sfdo_sat_add (f->head, head);
+      built++;
     }
-  add_indirect_calls (&at, b, dec);
-  attr_finish (&at);
+  add_indirect_calls (&ib, covered);
+  attr_finish (&ib.at);
   free (keys);
+  return built;
 }

@@ -1,4 +1,4 @@
-/* converter/build_lbr.c - branch stacks to source-line counts.
+/* converter/build_lbr.c - branch stacks to source-line counts (build.h).
  *
  * Every straight run [begin, end] seen between two taken branches ran once
  * per sighting: its instructions get its weight (a difference array over
@@ -6,7 +6,7 @@
  * source is a call is a call edge; an indirect one also feeds the
  * indirect-call target histogram; a call or jump into a function's entry
  * from elsewhere enters it (its head count).  */
-#include "convert_int.h"
+#include "build.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +21,9 @@ struct lbr_func {
 };
 
 struct lbr_builder {
-  struct sfdo_converter *cv;
-  struct binary *b;
+  struct sfdo_symtab *st;
   struct sfdo_decoder *dec;
+  struct sfdo_convert_stats *stats;
   struct attributor at;
   struct sfdo_u64map by_entry;  /* function entry -> index + 1 */
   struct lbr_func *funcs;
@@ -38,12 +38,12 @@ func_of (struct lbr_builder *lb, uint64_t vaddr)
   uint64_t lo, hi;
   const uint8_t *code;
   size_t len;
-  if (sfdo_symtab_function_range (lb->b->symtab, vaddr, &lo, &hi) != 0)
+  if (sfdo_symtab_function_range (lb->st, vaddr, &lo, &hi) != 0)
     return NULL;
   uint64_t *slot = sfdo_u64map_get (&lb->by_entry, lo);
   if (*slot)
     return &lb->funcs[*slot - 1];
-  if (sfdo_symtab_code (lb->b->symtab, lo, &code, &len) != 0)
+  if (sfdo_symtab_code (lb->st, lo, &code, &len) != 0)
     return NULL;
   sfdo_xgrow (&lb->funcs, &lb->cap_funcs, lb->nfuncs + 1, sizeof *lb->funcs);
   struct lbr_func *f = &lb->funcs[lb->nfuncs++];
@@ -60,7 +60,7 @@ add_range (struct lbr_builder *lb, uint64_t begin, uint64_t end, uint64_t w)
   struct lbr_func *f = func_of (lb, begin);
   if (!f || end >= f->fb.hi)
     {
-      lb->cv->stats.lbr_ranges_dropped++;
+      lb->stats->lbr_ranges_dropped++;
       return;
     }
   size_t first = sfdo_func_blocks_insn_from (&f->fb, begin);
@@ -115,20 +115,22 @@ settle_function (struct lbr_builder *lb, struct lbr_func *f)
   return entry;
 }
 
-void
-sfdo_build_lbr_profile (struct sfdo_converter *cv, struct binary *b,
-                        struct sfdo_decoder *dec, struct sfdo_profile *p)
+size_t
+sfdo_build_lbr (const struct sfdo_build_opts *o, struct sfdo_symtab *st,
+                struct sfdo_decoder *dec, const struct sfdo_tally *t,
+                struct sfdo_u64map *covered, struct sfdo_profile *p,
+                struct sfdo_convert_stats *stats)
 {
-  struct lbr_builder lb = { .cv = cv, .b = b, .dec = dec };
-  attr_init (&lb.at, b->symtab, p, cv->opts.vote);
-  for (size_t i = 0; i < b->ranges.cap; i++)
-    if (b->ranges.a[i] != UINT64_MAX)
-      add_range (&lb, b->ranges.a[i], b->ranges.b[i],
-                 b->ranges.vals[i].weight);
-  for (size_t i = 0; i < b->branches.cap; i++)
-    if (b->branches.a[i] != UINT64_MAX)
-      add_branch (&lb, b->branches.a[i], b->branches.b[i],
-                  b->branches.vals[i].weight);
+  struct lbr_builder lb = { .st = st, .dec = dec, .stats = stats };
+  attr_init (&lb.at, st, p, o->vote);
+  for (size_t i = 0; i < t->ranges.cap; i++)
+    if (t->ranges.a[i] != UINT64_MAX)
+      add_range (&lb, t->ranges.a[i], t->ranges.b[i],
+                 t->ranges.vals[i].weight);
+  for (size_t i = 0; i < t->branches.cap; i++)
+    if (t->branches.a[i] != UINT64_MAX)
+      add_branch (&lb, t->branches.a[i], t->branches.b[i],
+                  t->branches.vals[i].weight);
   for (size_t i = 0; i < lb.nfuncs; i++)
     {
       struct lbr_func *f = &lb.funcs[i];
@@ -136,10 +138,14 @@ sfdo_build_lbr_profile (struct sfdo_converter *cv, struct binary *b,
       struct sfdo_prof_func *pf = attr_function_at (&lb.at, f->fb.lo);
       if (pf)
         pf->head = sfdo_sat_add (pf->head, f->head ? f->head : entry);
+      if (covered)
+        *sfdo_u64map_get (covered, f->fb.lo) = 1;
       sfdo_func_blocks_release (&f->fb);
       free (f->diff);
     }
+  size_t built = lb.nfuncs;
   attr_finish (&lb.at);
   free (lb.funcs);
   sfdo_u64map_release (&lb.by_entry);
+  return built;
 }

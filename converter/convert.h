@@ -2,30 +2,12 @@
  *
  * Stage 2 of the pipeline, the library behind sfdo-convert: it walks the
  * records of a perf.data (perfdata/), maps each user-space sample of the
- * binaries it was given to an address in them (procmap.h), accumulates
- * weights per address, and finally turns them into source-line counts
- * (symtab.h, blocks.h) in a profile (profiles/).
- *
- * IP-only mode follows Chen et al.: a sample weighs its event's period;
- * the count of a basic block is the summed weight of its instructions
- * divided by their number, which cancels skid and stall aggregation; a
- * source line's count is the max (or mean) of the counts of the blocks of
- * its instructions.  Direct calls take the count of their block; frame-
- * pointer callchains split an indirect call's count among its targets.
- * With callchains a function's head count is the sum of the calls into
- * it; without, or for a function no call reaches, its entry block's.
- * Where retired instructions and cycles (and long-stall events) were
- * recorded together, the cycles classify each block as over- or
- * under-sampled, and minimum-cost flow over the machine CFG corrects the
- * block counts before they go to source lines (binflow.h).
- *
- * LBR mode: every straight run between two taken branches ran once per
- * sighting; taken calls give call edges, head counts and indirect-call
- * target histograms.
- *
- * Register samples give value histograms: the divisor of a division, the
- * size of a memcpy/memset/memmove call, when the sample lies in the
- * stretch before it where the operand register is not redefined.
+ * binaries it was given to an address in them (match.h), tallies what
+ * each event's samples give per binary (event_plan.h, samples.h), and
+ * finally turns the tallies into source-line counts in a profile
+ * (build.h: IP-only block averaging after Chen et al., LBR straight runs
+ * and branches, call edges, value histograms).  A recording may combine
+ * branch stacks, instruction samples and registers: each is used.
  *
  * Depends on common/, perfdata/, profiles/, libdw and Capstone.  */
 #ifndef SFDO_CONVERTER_CONVERT_H
@@ -81,6 +63,7 @@ struct sfdo_convert_stats {
   uint64_t lbr_samples;         /* samples with a branch stack */
   uint64_t lbr_branches, lbr_branches_dropped;
   uint64_t lbr_ranges, lbr_ranges_dropped;
+  uint64_t empty_stacks;        /* of a branch-stack event, without one */
   uint64_t values;              /* register samples that gave a value */
   uint64_t aux_used;            /* samples of classifying events used */
   uint64_t blocks_over, blocks_under, blocks_classified;

@@ -212,12 +212,13 @@ print_stats (const struct sfdo_convert_stats *s)
     fprintf (stderr,
              "sfdo-convert: %llu branch stacks: %llu of %llu branches and "
              "%llu of %llu straight runs dropped (other files, kernel, or "
-             "impossible)\n",
+             "impossible); %llu samples of the branch event had none\n",
              (unsigned long long) s->lbr_samples,
              (unsigned long long) s->lbr_branches_dropped,
              (unsigned long long) s->lbr_branches,
              (unsigned long long) s->lbr_ranges_dropped,
-             (unsigned long long) s->lbr_ranges);
+             (unsigned long long) s->lbr_ranges,
+             (unsigned long long) s->empty_stacks);
   if (s->aux_used || s->blocks_classified)
     fprintf (stderr,
              "sfdo-convert: %llu samples of cycles and stall events "

@@ -1,0 +1,134 @@
+/* converter/build.c - the profile of every binary's tallies, and its
+ * header (build.h).  */
+#include "build.h"
+
+#include <stdio.h>
+
+#include "values.h"
+
+/* Add the call counts of F's call targets, and of its inlinees', into
+   INCOMING (callee name id -> calls).  */
+static void
+count_calls (const struct sfdo_prof_func *f, struct sfdo_u64map *incoming)
+{
+  for (size_t i = 0; i < f->nlines; i++)
+    for (size_t k = 0; k < f->lines[i].ntargets; k++)
+      {
+        uint64_t *n = sfdo_u64map_get (incoming, f->lines[i].targets[k].name);
+        *n = sfdo_sat_add (*n, f->lines[i].targets[k].count);
+      }
+  for (size_t i = 0; i < f->ncallsites; i++)
+    count_calls (f->callsites[i].callee, incoming);
+}
+
+/* With callchains, a function is entered as often as its callers' calls
+   reach it (direct calls run as often as their blocks; callchains split
+   indirect ones), which keeps each head count consistent with the call
+   edges into it; a function no call of these binaries reaches (main, a
+   callback) keeps its entry block's count.  */
+static void
+heads_from_calls (struct sfdo_profile *p)
+{
+  struct sfdo_u64map incoming = { 0 };
+  size_t n = sfdo_profile_nfuncs (p);
+  for (size_t i = 0; i < n; i++)
+    count_calls (sfdo_profile_func (p, i, NULL), &incoming);
+  for (size_t i = 0; i < n; i++)
+    {
+      struct sfdo_prof_func *f = sfdo_profile_func (p, i, NULL);
+      uint64_t *calls = sfdo_u64map_find (&incoming, f->name);
+      if (calls && *calls)
+        f->head = *calls;
+    }
+  sfdo_u64map_release (&incoming);
+}
+
+/* The header: build-ids of the binaries that gave samples, the modes
+   used, the tool, the events and the sample totals.  */
+static void
+fill_header (struct sfdo_profile *p, const struct sfdo_match *m,
+             const struct sfdo_tally *tallies,
+             const struct sfdo_build_notes *notes, int ip, int lbr)
+{
+  for (size_t i = 0; i < sfdo_match_nbinaries (m); i++)
+    {
+      const char *id = sfdo_symtab_build_id (sfdo_match_binary (m, i)->symtab);
+      if (*id && sfdo_tally_has_samples (&tallies[i]))
+        sfdo_profile_add_build_id (p, id);
+    }
+  if (ip)
+    sfdo_profile_add_mode (p, "ip");
+  if (lbr)
+    sfdo_profile_add_mode (p, "lbr");
+  if (notes->tool)
+    sfdo_profile_add_tool (p, notes->tool);
+  for (size_t i = 0; i < notes->nevents; i++)
+    sfdo_profile_add_event (p, notes->events[i].name, notes->events[i].period,
+                            notes->events[i].samples);
+  struct sfdo_prof_header *h = sfdo_profile_header (p);
+  h->samples_used = notes->samples_used;
+  h->samples_dropped = notes->samples_dropped;
+}
+
+/* The profile of binary B from tally T into P; *LBR is set when it had
+   branch stacks, *IP when IP samples counted a function.  */
+static enum sfdo_errc
+build_binary (const struct sfdo_build_opts *o, const struct sfdo_binary *b,
+              const struct sfdo_tally *t, struct sfdo_profile *p,
+              struct sfdo_convert_stats *stats, int *ip, int *lbr,
+              struct sfdo_error *err)
+{
+  struct sfdo_decoder *dec;
+  enum sfdo_errc rc = sfdo_decoder_new (sfdo_symtab_machine (b->symtab), &dec,
+                                        err);
+  if (rc != SFDO_OK)
+    {
+      if (err)
+        snprintf (err->path, sizeof err->path, "%s", b->path);
+      return rc;
+    }
+  struct sfdo_u64map covered = { 0 };
+  if (sfdo_tally_has_lbr (t))
+    {
+      sfdo_build_lbr (o, b->symtab, dec, t, &covered, p, stats);
+      *lbr = 1;
+    }
+  if (t->weights.n)
+    *ip |= sfdo_build_ip (o, b->symtab, dec, t, &covered, p, stats) > 0;
+  sfdo_build_values (t, b->symtab, o->vote, p);
+  sfdo_u64map_release (&covered);
+  sfdo_decoder_free (dec);
+  return SFDO_OK;
+}
+
+enum sfdo_errc
+sfdo_build_profile (const struct sfdo_build_opts *o,
+                    const struct sfdo_match *m,
+                    const struct sfdo_tally *tallies,
+                    const struct sfdo_build_notes *notes,
+                    struct sfdo_convert_stats *stats,
+                    struct sfdo_profile **out, struct sfdo_error *err)
+{
+  *out = NULL;
+  struct sfdo_profile *p = sfdo_profile_new ();
+  int ip = 0, lbr = 0;
+  enum sfdo_errc rc = SFDO_OK;
+  for (size_t i = 0; rc == SFDO_OK && i < sfdo_match_nbinaries (m); i++)
+    if (sfdo_tally_has_samples (&tallies[i]))
+      rc = build_binary (o, sfdo_match_binary (m, i), &tallies[i], p, stats,
+                         &ip, &lbr, err);
+  if (rc == SFDO_OK)
+    {
+      fill_header (p, m, tallies, notes, ip, lbr);
+      rc = sfdo_profile_finalize (p, err);
+    }
+  if (rc == SFDO_OK && notes->heads_from_calls && !lbr)
+    heads_from_calls (p);
+  if (rc != SFDO_OK)
+    {
+      sfdo_profile_free (p);
+      return rc;
+    }
+  *out = p;
+  return SFDO_OK;
+}

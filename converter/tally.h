@@ -1,0 +1,48 @@
+/* converter/tally.h - what the samples of one binary add up to, before
+ * any of it becomes a source line.
+ *
+ * Stage 2 of the pipeline, between the sample walk (samples.h), which
+ * fills one tally per binary, and the builders (build.h) and the LBR dump
+ * (lbr_dump.h), which read it.  Every address is the binary's own
+ * virtual address.  A weight is a sum of sampling periods: an estimate of
+ * executions once divided as the builders do.
+ *
+ * Depends on common/ and profiles/ (for the value kinds).  */
+#ifndef SFDO_CONVERTER_TALLY_H
+#define SFDO_CONVERTER_TALLY_H
+
+#include <stdint.h>
+
+#include "../common/u64map.h"
+#include "../profiles/profile.h"
+
+struct sfdo_tally {
+  struct sfdo_u64map weights;       /* vaddr -> summed period of the samples
+                                       of the IP event */
+  struct sfdo_u64map clk_weights;   /* vaddr -> cycles (the CLK event) */
+  struct sfdo_u64map stall_weights; /* vaddr -> stall cycles: long-stall
+                                       events times what each stands for */
+  struct sfdo_pairmap ranges;   /* LBR: (begin, end) run straight */
+  struct sfdo_pairmap branches; /* LBR: (from, to) taken branches */
+  struct sfdo_pairmap calls;    /* callchains: (return address, address in
+                                   the callee) */
+  struct sfdo_pairmap values[SFDO_VALUE_NKINDS];  /* (site, value) seen */
+};
+
+void sfdo_tally_release (struct sfdo_tally *t);
+
+/* Whether T holds branch-stack data.  */
+int sfdo_tally_has_lbr (const struct sfdo_tally *t);
+
+/* Whether T holds anything a profile is built from.  */
+int sfdo_tally_has_samples (const struct sfdo_tally *t);
+
+/* Add W to the pair (A, B) of M, seen once more.  */
+void sfdo_tally_pair (struct sfdo_pairmap *m, uint64_t a, uint64_t b,
+                      uint64_t w);
+
+/* Longer straight-line runs than this are impossible: a record is lost
+   or the stack is corrupt.  */
+#define SFDO_MAX_RANGE (1u << 20)
+
+#endif

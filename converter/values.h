@@ -1,0 +1,57 @@
+/* converter/values.h - value histograms from register samples.
+ *
+ * Stage 2 of the pipeline.  A sample that carries registers (perf record
+ * --user-regs, or REGS_INTR with precise events) tells the value a
+ * register held at the sampled instruction.  If a division by that
+ * register follows in the same block and nothing in between writes the
+ * register, the value is the divisor that division will use; likewise a
+ * call to memcpy, memset or memmove reveals its size, the third argument
+ * (rdx).  Each sampled address is decoded once and its answer cached in
+ * the binary's struct sfdo_value_sites.
+ *
+ * Depends on perfdata/ (samples), symtab.h, blocks.h, tally.h and
+ * attribute.h.  */
+#ifndef SFDO_CONVERTER_VALUES_H
+#define SFDO_CONVERTER_VALUES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/u64map.h"
+#include "../perfdata/perfdata.h"
+#include "blocks.h"
+#include "convert.h"
+#include "symtab.h"
+#include "tally.h"
+
+/* An instruction whose operand a register sample reveals.  */
+struct sfdo_value_site {
+  uint64_t addr;                /* the division, or the call */
+  int8_t reg;                   /* perf register number of the operand */
+  uint8_t width, is_signed;
+  uint8_t kind;                 /* SFDO_VALUE_DIVMOD or _MEMSIZE */
+};
+
+/* The value sites of one binary found so far.  */
+struct sfdo_value_sites {
+  struct sfdo_u64map index;     /* sampled vaddr -> sites index + 1, or
+                                   UINT64_MAX when no site follows it */
+  struct sfdo_value_site *sites;
+  size_t n, cap;
+};
+
+void sfdo_value_sites_release (struct sfdo_value_sites *vs);
+
+/* Take the registers of sample S of event ATTR, which fell at VADDR of the
+   binary of ST, weighing WEIGHT, into T's value histograms.  Returns 1 if
+   they gave a value.  */
+int sfdo_values_take (struct sfdo_value_sites *vs, const struct sfdo_symtab *st,
+                      struct sfdo_decoder *dec, struct sfdo_tally *t,
+                      uint64_t vaddr, const struct sfdo_perfdata_sample *s,
+                      const struct sfdo_perfdata_attr *attr, uint64_t weight);
+
+/* Put T's value histograms into P at their source positions.  */
+void sfdo_build_values (const struct sfdo_tally *t, struct sfdo_symtab *st,
+                        enum sfdo_line_vote vote, struct sfdo_profile *p);
+
+#endif
