@@ -97,11 +97,13 @@ $(PLUGIN): $(wildcard plugin/*.cc plugin/*.h) $(B)/libsfdo.a
 $(PLUGIN): $(wildcard smooth/*.h)
 
 # --- tests ----------------------------------------------------------------
-$(B)/tests/%: tests/unit/%.c $(B)/libsfdo.a
+UNIT_HDR  := $(wildcard tests/unit/*/*.h)
+
+$(B)/tests/%: tests/unit/%.c $(B)/libsfdo.a $(UNIT_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit $< $(B)/libsfdo.a -lcmocka $(LDLIBS) -o $@
 
-$(B)/asan/%: tests/unit/%.c $(B)/asan/libsfdo.a
+$(B)/asan/%: tests/unit/%.c $(B)/asan/libsfdo.a $(UNIT_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SANFLAGS) -Itests/unit $< $(B)/asan/libsfdo.a -lcmocka $(LDLIBS) -o $@
 

@@ -1,0 +1,355 @@
+/* tests/unit/converter/test_convert_core.c - the converter's core on
+ * perf.data files written by the project's own writer, for a program
+ * compiled here (core_fixture.h): no perf, no PMU needed.
+ *
+ *   IP samples give block counts at the sampled lines (mode ip), with the
+ *   event, its period and the build-id in the header;
+ *   branch stacks give straight runs (mode lbr);
+ *   branch stacks, registers and an instructions event combine in one
+ *   recording (issue 14): values from samples that carry a branch stack,
+ *   IP counts of functions no branch stack covers, both events named;
+ *   one instructions event carrying branch stacks and registers (what the
+ *   emulated PMU records) gives all three;
+ *   an event sampled at a frequency gets its samples' mean period;
+ *   only binaries that had samples put their build-id in the header;
+ *   match.h finds binaries by path, base name and build-id, and resolves
+ *   addresses; a recorded build-id that differs is refused unless forced;
+ *   samples written before the mmap of their code still count;
+ *   the LBR dump lists runs and branches with their counts.  */
+#include "core_fixture.h"
+
+#include "../../../converter/match.h"
+
+/* Offsets of the test program's lines from their function's line.  */
+enum { DIVIDE_BODY = 5 - 3, LOOP_HEAD = 11 - 8, LOOP_BODY = 12 - 8,
+       STRAIGHT_BODY = 18 - 16 };
+
+/* A branch stack of N times the loop's back edge: N - 1 runs through the
+   loop body.  */
+static size_t
+loop_stack (const struct core *c, struct sfdo_perfdata_branch *br, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    br[i] = (struct sfdo_perfdata_branch) { c->loop_jump, c->loop_head, 0 };
+  return n;
+}
+
+static void
+test_ip_samples_count_lines (void **state)
+{
+  struct core *c = *state;
+  struct core_data d;
+  core_data_start (c, &d, "ip.data", &EV_CLOCK, 1);
+  core_data_mmap (&d, c->bin);
+  for (int i = 0; i < 50; i++)
+    core_data_sample (&d, 0, c->straight, &(struct core_sample) { .period = 10000 });
+  core_data_finish (&d);
+  struct core_result r = core_convert_ok (d.path, c->bin);
+  struct sfdo_prof_func *f = core_func (r.p, "straight");
+  assert_non_null (f);
+  assert_true (core_line (f, STRAIGHT_BODY) > 0);
+  assert_null (core_func (r.p, "loop"));
+  assert_true (core_has_mode (r.p, "ip"));
+  assert_false (core_has_mode (r.p, "lbr"));
+  const struct sfdo_prof_header *h = sfdo_profile_header (r.p);
+  assert_int_equal (h->nevents, 1);
+  assert_string_equal (sfdo_profile_str (r.p, h->events[0].name),
+                       "cpu-clock:u");
+  assert_int_equal (h->events[0].period, 10000);
+  assert_int_equal (h->events[0].samples, 50);
+  assert_int_equal (h->nbuild_ids, 1);
+  assert_int_equal (r.stats.used, 50);
+  sfdo_profile_free (r.p);
+}
+
+static void
+test_branch_stacks_count_straight_runs (void **state)
+{
+  struct core *c = *state;
+  struct core_data d;
+  struct sfdo_perfdata_branch br[16];
+  core_data_start (c, &d, "lbr.data", &EV_TAKEN_LBR, 1);
+  core_data_mmap (&d, c->bin);
+  for (int i = 0; i < 20; i++)
+    core_data_sample (&d, 0, c->loop_jump,
+                      &(struct core_sample) { 320, br, loop_stack (c, br, 16),
+                                              NULL });
+  core_data_finish (&d);
+  struct core_result r = core_convert_ok (d.path, c->bin);
+  struct sfdo_prof_func *f = core_func (r.p, "loop");
+  assert_non_null (f);
+  /* 20 stacks of 15 runs, each weighing 320 / 16.  */
+  assert_int_equal (core_line (f, LOOP_BODY), 20 * 15 * (320 / 16));
+  assert_true (core_has_mode (r.p, "lbr"));
+  assert_false (core_has_mode (r.p, "ip"));
+  assert_int_equal (r.stats.lbr_samples, 20);
+  sfdo_profile_free (r.p);
+}
+
+static void
+test_branch_stack_samples_give_values (void **state)
+{
+  struct core *c = *state;
+  struct core_data d;
+  struct sfdo_perfdata_branch br[8];
+  uint64_t regs[NREGS] = { 0 };
+  regs[REG_SI] = 7;             /* divide's divisor */
+  core_data_start (c, &d, "lbr-regs.data", &EV_TAKEN_LBR_REGS, 1);
+  core_data_mmap (&d, c->bin);
+  for (int i = 0; i < 10; i++)
+    core_data_sample (&d, 0, c->divide,
+                      &(struct core_sample) { 320, br, loop_stack (c, br, 8),
+                                              regs });
+  core_data_finish (&d);
+  struct core_result r = core_convert_ok (d.path, c->bin);
+  assert_true (core_line (core_func (r.p, "loop"), LOOP_BODY) > 0);
+  assert_true (core_value (core_func (r.p, "divide"), SFDO_VALUE_DIVMOD, 7)
+               > 0);
+  assert_int_equal (r.stats.values, 10);
+  sfdo_profile_free (r.p);
+}
+
+static void
+test_lbr_and_instructions_combine (void **state)
+{
+  struct core *c = *state;
+  struct core_data d;
+  struct sfdo_perfdata_branch br[8];
+  uint64_t regs[NREGS] = { 0 };
+  regs[REG_SI] = 13;
+  const struct core_event ev[] = { EV_TAKEN_LBR, EV_INSNS_REGS };
+  core_data_start (c, &d, "lbr-insns.data", ev, 2);
+  core_data_mmap (&d, c->bin);
+  for (int i = 0; i < 10; i++)
+    {
+      core_data_sample (&d, 0, c->loop_jump,
+                        &(struct core_sample) { 320, br,
+                                                loop_stack (c, br, 8), NULL });
+      core_data_sample (&d, 1, c->straight,
+                        &(struct core_sample) { 1000, NULL, 0, regs });
+      core_data_sample (&d, 1, c->divide,
+                        &(struct core_sample) { 1000, NULL, 0, regs });
+    }
+  core_data_finish (&d);
+  struct core_result r = core_convert_ok (d.path, c->bin);
+  assert_true (core_line (core_func (r.p, "loop"), LOOP_BODY) > 0);
+  assert_true (core_line (core_func (r.p, "straight"), STRAIGHT_BODY) > 0);
+  assert_true (core_value (core_func (r.p, "divide"), SFDO_VALUE_DIVMOD, 13)
+               > 0);
+  assert_true (core_has_mode (r.p, "lbr"));
+  assert_true (core_has_mode (r.p, "ip"));
+  const struct sfdo_prof_header *h = sfdo_profile_header (r.p);
+  assert_int_equal (h->nevents, 2);
+  assert_int_equal (r.stats.used, 30);
+  assert_int_equal (r.stats.other_event, 0);
+  sfdo_profile_free (r.p);
+}
+
+static void
+test_one_instructions_event_with_lbr_and_registers (void **state)
+{
+  struct core *c = *state;
+  struct core_data d;
+  struct sfdo_perfdata_branch br[8];
+  uint64_t regs[NREGS] = { 0 };
+  regs[REG_SI] = 5;
+  core_data_start (c, &d, "emulated.data", &EV_INSNS_LBR_REGS, 1);
+  core_data_mmap (&d, c->bin);
+  for (int i = 0; i < 10; i++)
+    {
+      core_data_sample (&d, 0, c->divide,
+                        &(struct core_sample) { 1000, br,
+                                                loop_stack (c, br, 8), regs });
+      core_data_sample (&d, 0, c->straight,
+                        &(struct core_sample) { 1000, br,
+                                                loop_stack (c, br, 8), regs });
+    }
+  core_data_finish (&d);
+  struct core_result r = core_convert_ok (d.path, c->bin);
+  assert_true (core_line (core_func (r.p, "loop"), LOOP_BODY) > 0);
+  assert_true (core_line (core_func (r.p, "straight"), STRAIGHT_BODY) > 0);
+  assert_true (core_value (core_func (r.p, "divide"), SFDO_VALUE_DIVMOD, 5)
+               > 0);
+  sfdo_profile_free (r.p);
+}
+
+static void
+test_frequency_mode_gives_the_mean_period (void **state)
+{
+  struct core *c = *state;
+  struct core_data d;
+  struct core_event ev = EV_CLOCK;
+  ev.freq = 1;
+  ev.period = 4000;             /* the frequency */
+  core_data_start (c, &d, "freq.data", &ev, 1);
+  core_data_mmap (&d, c->bin);
+  core_data_sample (&d, 0, c->straight, &(struct core_sample) { .period = 1000 });
+  core_data_sample (&d, 0, c->straight, &(struct core_sample) { .period = 3000 });
+  core_data_finish (&d);
+  struct core_result r = core_convert_ok (d.path, c->bin);
+  const struct sfdo_prof_header *h = sfdo_profile_header (r.p);
+  assert_int_equal (h->nevents, 1);
+  assert_int_equal (h->events[0].period, 2000);
+  sfdo_profile_free (r.p);
+}
+
+static void
+test_header_lists_build_ids_of_sampled_binaries_only (void **state)
+{
+  struct core *c = *state;
+  struct core_data d;
+  core_data_start (c, &d, "two.data", &EV_CLOCK, 1);
+  core_data_mmap (&d, c->bin);
+  core_data_sample (&d, 0, c->straight, NULL);
+  core_data_finish (&d);
+  const char *bins[] = { c->bin, c->other };
+  struct core_result r = core_convert (d.path, bins, 2, NULL);
+  assert_int_equal (r.rc, SFDO_OK);
+  const struct sfdo_prof_header *h = sfdo_profile_header (r.p);
+  assert_int_equal (h->nbuild_ids, 1);
+  sfdo_profile_free (r.p);
+}
+
+static void
+test_match_finds_binaries_and_resolves (void **state)
+{
+  struct core *c = *state;
+  struct sfdo_match *m = NULL;
+  const char *bins[] = { c->bin };
+  assert_int_equal (sfdo_match_new (bins, 1, &m, NULL), SFDO_OK);
+  struct sfdo_perfdata_mmap mm = { .pid = 1, .addr = CORE_BASE,
+                                   .len = CORE_MAP_LEN, .filename = c->bin };
+  sfdo_match_mmap (m, NULL, &mm, 1);
+  mm.pid = 2;
+  mm.filename = "/elsewhere/core";      /* another machine: by base name */
+  sfdo_match_mmap (m, NULL, &mm, 1);
+  mm.pid = 3;
+  mm.filename = "/usr/lib/libother.so";
+  sfdo_match_mmap (m, NULL, &mm, 1);
+  struct sfdo_match_at at;
+  for (uint32_t pid = 1; pid <= 2; pid++)
+    {
+      assert_int_equal (sfdo_match_resolve (m, pid, c->loop, 5, &at),
+                        SFDO_MATCH_OK);
+      assert_int_equal (at.binary, 0);
+      assert_int_equal (at.vaddr, c->loop);
+    }
+  assert_int_equal (sfdo_match_resolve (m, 3, c->loop, 5, &at),
+                    SFDO_MATCH_OTHER_FILE);
+  sfdo_match_count_sample (m, at.file);
+  sfdo_match_count_sample (m, at.file);
+  assert_int_equal (sfdo_match_resolve (m, 4, c->loop, 5, &at),
+                    SFDO_MATCH_UNMAPPED);
+  /* Before the mapping was made.  */
+  assert_int_equal (sfdo_match_resolve (m, 1, c->loop, 0, &at),
+                    SFDO_MATCH_UNMAPPED);
+  const char *names[2];
+  uint64_t counts[2];
+  assert_int_equal (sfdo_match_sampled_files (m, 2, names, counts), 1);
+  assert_string_equal (names[0], "/usr/lib/libother.so");
+  assert_int_equal (counts[0], 2);
+  sfdo_match_free (m);
+}
+
+static void
+test_recorded_build_id_that_differs_is_refused (void **state)
+{
+  struct core *c = *state;
+  struct core_data d;
+  static const uint8_t wrong[20] = { 0xde, 0xad, 0xbe, 0xef };
+  core_data_start (c, &d, "mismatch.data", &EV_CLOCK, 1);
+  core_data_mmap (&d, c->bin);
+  core_data_sample (&d, 0, c->straight, NULL);
+  assert_int_equal (sfdo_perfdata_writer_add_build_id (d.w, -1, 2, wrong, 20,
+                                                       c->bin, NULL),
+                    SFDO_OK);
+  core_data_finish (&d);
+  const char *bins[] = { c->bin };
+  struct core_result r = core_convert (d.path, bins, 1, NULL);
+  assert_int_equal (r.rc, SFDO_E_MALFORMED);
+  assert_non_null (strstr (r.err.msg, "deadbeef"));
+  assert_non_null (strstr (r.err.msg, "--force"));
+  struct sfdo_convert_opts o = { .force = 1 };
+  r = core_convert (d.path, bins, 1, &o);
+  assert_int_equal (r.rc, SFDO_OK);
+  assert_int_equal (r.stats.used, 1);
+  sfdo_profile_free (r.p);
+}
+
+static void
+test_samples_before_their_mmap_count (void **state)
+{
+  struct core *c = *state;
+  struct core_data d;
+  struct sfdo_perfdata_branch br[4];
+  core_data_start (c, &d, "early.data", &EV_TAKEN_LBR, 1);
+  d.time = 100;                 /* another CPU's buffer, written first */
+  core_data_sample (&d, 0, c->loop_jump,
+                    &(struct core_sample) { 320, br, loop_stack (c, br, 4),
+                                            NULL });
+  d.time = 1;
+  core_data_mmap (&d, c->bin);
+  core_data_finish (&d);
+  struct core_result r = core_convert_ok (d.path, c->bin);
+  assert_int_equal (r.stats.used, 1);
+  assert_int_equal (r.stats.unmapped, 0);
+  assert_int_equal (core_line (core_func (r.p, "loop"), LOOP_BODY),
+                    3 * (320 / 4));
+  sfdo_profile_free (r.p);
+}
+
+static void
+test_lbr_dump_lists_runs_and_branches (void **state)
+{
+  struct core *c = *state;
+  struct core_data d;
+  struct sfdo_perfdata_branch br[3];
+  core_data_start (c, &d, "dump.data", &EV_TAKEN_LBR, 1);
+  core_data_mmap (&d, c->bin);
+  core_data_sample (&d, 0, c->loop_jump,
+                    &(struct core_sample) { 300, br, loop_stack (c, br, 3),
+                                            NULL });
+  core_data_finish (&d);
+  struct sfdo_convert_opts o = { 0 };
+  struct sfdo_converter *cv = NULL;
+  struct sfdo_perfdata *pd = NULL;
+  const char *bins[] = { c->bin };
+  assert_int_equal (sfdo_converter_new (&o, bins, 1, &cv, NULL), SFDO_OK);
+  assert_int_equal (sfdo_perfdata_open (d.path, &pd, NULL), SFDO_OK);
+  assert_int_equal (sfdo_converter_read (cv, pd, NULL, NULL, NULL), SFDO_OK);
+  char *text = NULL, want[200];
+  size_t len = 0;
+  FILE *f = open_memstream (&text, &len);
+  sfdo_converter_dump_lbr (cv, f);
+  fclose (f);
+  snprintf (want, sizeof want, "core range %llx %llx 2\n"
+            "core branch %llx %llx 3\n",
+            (unsigned long long) c->loop_head,
+            (unsigned long long) c->loop_jump,
+            (unsigned long long) c->loop_jump,
+            (unsigned long long) c->loop_head);
+  assert_string_equal (text, want);
+  free (text);
+  sfdo_perfdata_close (pd);
+  sfdo_converter_free (cv);
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_ip_samples_count_lines),
+    cmocka_unit_test (test_branch_stacks_count_straight_runs),
+    cmocka_unit_test (test_branch_stack_samples_give_values),
+    cmocka_unit_test (test_lbr_and_instructions_combine),
+    cmocka_unit_test (test_one_instructions_event_with_lbr_and_registers),
+    cmocka_unit_test (test_frequency_mode_gives_the_mean_period),
+    cmocka_unit_test (test_header_lists_build_ids_of_sampled_binaries_only),
+    cmocka_unit_test (test_match_finds_binaries_and_resolves),
+    cmocka_unit_test (test_recorded_build_id_that_differs_is_refused),
+    cmocka_unit_test (test_samples_before_their_mmap_count),
+    cmocka_unit_test (test_lbr_dump_lists_runs_and_branches),
+  };
+  return cmocka_run_group_tests_name ("convert core", tests, core_setup,
+                                      core_teardown);
+}
