@@ -27,7 +27,7 @@ SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 
 PLUGIN_DIR := $(shell $(HOST_GCC) -print-file-name=plugin)
 
-COMMON_SRC  := common/error.c common/xalloc.c common/u64map.c
+COMMON_SRC  := common/error.c common/xalloc.c common/u64map.c common/outfile.c
 PROFILE_SRC := profiles/profile.c profiles/profile_text.c \
                profiles/profile_binary.c profiles/profile_ops.c \
                profiles/profile_io.c profiles/profile_afdo.c

@@ -289,11 +289,39 @@ sfdo_converter_read (struct sfdo_converter *cv, struct sfdo_perfdata *pd,
 
 /* --- Building ----------------------------------------------------------- */
 
+/* A profile of no sample would silently replace a good one with
+   nothing: an error that names the binaries and their build-ids.  */
+static enum sfdo_errc
+nothing_used (const struct sfdo_converter *cv, struct sfdo_error *err)
+{
+  char names[200];
+  size_t used = 0, n = sfdo_match_nbinaries (cv->match);
+  names[0] = 0;
+  for (size_t i = 0; i < n && used < sizeof names; i++)
+    {
+      const struct sfdo_binary *b = sfdo_match_binary (cv->match, i);
+      const char *id = sfdo_symtab_build_id (b->symtab);
+      int k = snprintf (names + used, sizeof names - used, "%s%s (build-id %s)",
+                        i ? ", " : "", b->base, *id ? id : "none");
+      used += k > 0 ? (size_t) k : 0;
+    }
+  if (!cv->stats.samples)
+    return sfdo_error_set (err, SFDO_E_MALFORMED, NULL, SFDO_NO_OFFSET, 0, 0,
+                           "the recording has no samples at all");
+  return sfdo_error_set (err, SFDO_E_MALFORMED, NULL, SFDO_NO_OFFSET, 0, 0,
+                         "none of its %llu samples fell in %s: not what "
+                         "the recording ran",
+                         (unsigned long long) cv->stats.samples, names);
+}
+
 enum sfdo_errc
 sfdo_converter_build (struct sfdo_converter *cv, struct sfdo_profile **out,
                       struct sfdo_error *err)
 {
   const struct sfdo_convert_opts *o = &cv->opts;
+  *out = NULL;
+  if (!cv->stats.used)
+    return nothing_used (cv, err);
   struct sfdo_build_opts bo = {
     o->vote,
     o->smooth == SFDO_SMOOTH_ON || (o->smooth == SFDO_SMOOTH_AUTO
@@ -315,6 +343,13 @@ sfdo_converter_build (struct sfdo_converter *cv, struct sfdo_profile **out,
 }
 
 /* --- Reports ------------------------------------------------------------ */
+
+size_t
+sfdo_converter_sampled_files (const struct sfdo_converter *cv, size_t max,
+                              const char **names, uint64_t *counts)
+{
+  return sfdo_match_sampled_files (cv->match, max, names, counts);
+}
 
 void
 sfdo_converter_dump_lbr (const struct sfdo_converter *cv, FILE *f)

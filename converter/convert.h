@@ -91,13 +91,23 @@ enum sfdo_errc sfdo_converter_read (struct sfdo_converter *cv,
                                     void *progress_ctx,
                                     struct sfdo_error *err);
 
-/* Build the profile of everything read; the caller frees *OUT.  */
+/* Build the profile of everything read; the caller frees *OUT.  When no
+   sample fell in the binaries given (a binary the recording never ran)
+   there is nothing to build: SFDO_E_MALFORMED naming the binaries and
+   their build-ids.  */
 enum sfdo_errc sfdo_converter_build (struct sfdo_converter *cv,
                                      struct sfdo_profile **out,
                                      struct sfdo_error *err);
 
 const struct sfdo_convert_stats *
 sfdo_converter_stats (const struct sfdo_converter *cv);
+
+/* The mapped files that samples fell in although they are not a binary
+   given, most samples first: at most MAX, into NAMES (valid until the
+   converter is freed) and COUNTS; returns how many.  */
+size_t sfdo_converter_sampled_files (const struct sfdo_converter *cv,
+                                     size_t max, const char **names,
+                                     uint64_t *counts);
 
 /* Write the raw LBR tallies read so far to F, one line each, sorted:
    "BINARY range BEGIN END COUNT" and "BINARY branch FROM TO COUNT", with

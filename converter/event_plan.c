@@ -14,12 +14,26 @@
 enum { RANK_OTHER = 1, RANK_TIMER, RANK_CYCLES, RANK_INSTRUCTIONS,
        RANK_BRANCH_STACK };
 
+/* Whether event name NAME holds the word WORD: at its start or after a
+   PMU prefix ("skl::", "cpu/"), not inside a longer word
+   (BR_INST_RETIRED is not INST_RETIRED).  */
+static int
+has_word (const char *name, const char *word)
+{
+  size_t n = strlen (word);
+  for (const char *p = strstr (name, word); p; p = strstr (p + 1, word))
+    if ((p == name || p[-1] == ':' || p[-1] == '/')
+        && (p[n] == 0 || p[n] == ':' || p[n] == '/' || p[n] == ','))
+      return 1;
+  return 0;
+}
+
 static int
 is_instructions (const struct sfdo_perfdata_attr *a)
 {
-  if (a->name && (strstr (a->name, "INST_RETIRED")
-                  || strstr (a->name, "RETIRED_INSTRUCTIONS")
-                  || strncmp (a->name, "instructions", 12) == 0))
+  if (a->name && (has_word (a->name, "INST_RETIRED")
+                  || has_word (a->name, "RETIRED_INSTRUCTIONS")
+                  || has_word (a->name, "instructions")))
     return 1;
   return a->type == PERF_TYPE_HARDWARE
          && a->config == PERF_COUNT_HW_INSTRUCTIONS;

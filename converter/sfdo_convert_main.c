@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../common/error.h"
+#include "../common/outfile.h"
 #include "../perfdata/perfdata.h"
 #include "../profiles/profile.h"
 #include "convert.h"
@@ -59,9 +60,21 @@ static const char usage_text[] =
   "                        and why, on standard error\n"
   "      --lbr-dump=FILE   also write the raw branch and straight-run\n"
   "                        tallies of the branch stacks to FILE\n"
+  "                        (atomically, before the profile)\n"
+  "      --skip-bad-records\n"
+  "                        skip records that cannot be decoded (a torn\n"
+  "                        record, a file perf record did not finish, a\n"
+  "                        truncated copy) instead of stopping at the\n"
+  "                        first; how many, and where the first was, is\n"
+  "                        said on standard error\n"
   "  -q, --quiet           no progress line, even on a terminal\n"
   "  -h, --help            this text\n"
   "      --version         the version\n"
+  "\n"
+  "Outputs are never written onto an input: -o or --lbr-dump naming\n"
+  "PERF.DATA or a BINARY (also through a link) is refused.  A recording\n"
+  "none of whose samples fell in the BINARY files is an error (exit 2) that\n"
+  "lists the build-ids it has; the output is left as it was.\n"
   "\n"
   "Exit status: 0 success, 1 usage error, 2 bad input or I/O error.\n";
 
@@ -69,7 +82,8 @@ struct options {
   struct sfdo_convert_opts convert;
   const char *output;
   const char *lbr_dump;
-  int binary, stats, quiet;
+  int binary, stats, quiet, skip_bad;
+  int encoding_set;             /* --text or --binary given: which, + 1 */
   int format;                   /* 0 for sfdo's, else enum sfdo_export_format */
 };
 
@@ -124,6 +138,47 @@ parse_keyword (const char *s, const struct keyword *table, int *value)
   return -1;
 }
 
+/* An output named OUT (by OPTION) must not be one of the N INPUTS.  */
+static int
+check_output (const char *option, const char *out, char **inputs, int n)
+{
+  if (!out)
+    return 0;
+  if (!*out)
+    return usage_error ("%s needs a file name, not an empty one", option);
+  for (int i = 0; i < n; i++)
+    if (strcmp (out, "-") != 0 && sfdo_same_file (out, inputs[i]))
+      {
+        fprintf (stderr, "sfdo-convert: %s %s is the input %s: writing there "
+                 "would replace the %s; choose another name\n", option, out,
+                 inputs[i], i == 0 ? "recording" : "binary");
+        return EXIT_USAGE;
+      }
+  return 0;
+}
+
+/* Conflicts the option letters alone do not show.  */
+static int
+check_options (const struct options *o, char **inputs, int n)
+{
+  if (o->format && o->encoding_set)
+    return usage_error ("--%s is an sfdo encoding; --format=afdo or llvm "
+                        "writes its own", o->binary ? "binary" : "text");
+  if (o->convert.count_event && o->convert.clk_event
+      && strcmp (o->convert.count_event, o->convert.clk_event) == 0)
+    return usage_error ("--count-event and --clk-event name the same event "
+                        "'%s': the cycles that classify blocks must be "
+                        "another event than the one counted",
+                        o->convert.count_event);
+  if (o->lbr_dump && o->output && strcmp (o->output, "-") != 0
+      && (strcmp (o->lbr_dump, o->output) == 0
+          || sfdo_same_file (o->lbr_dump, o->output)))
+    return usage_error ("--lbr-dump and -o name the same file '%s'",
+                        o->output);
+  int rc = check_output ("-o", o->output, inputs, n);
+  return rc ? rc : check_output ("--lbr-dump", o->lbr_dump, inputs, n);
+}
+
 static int
 parse_options (int argc, char **argv, struct options *o)
 {
@@ -140,6 +195,7 @@ parse_options (int argc, char **argv, struct options *o)
     { "smooth", required_argument, 0, 'S' },
     { "count-event", required_argument, 0, 'E' },
     { "clk-event", required_argument, 0, 'C' },
+    { "skip-bad-records", no_argument, 0, 'K' },
     { "help", no_argument, 0, 'h' },
     { "version", no_argument, 0, 'V' },
     { 0, 0, 0, 0 }
@@ -149,8 +205,14 @@ parse_options (int argc, char **argv, struct options *o)
     switch (c)
       {
       case 'o': o->output = optarg; break;
-      case 't': o->binary = 0; break;
-      case 'b': o->binary = 1; break;
+      case 't':
+      case 'b':
+        if (o->encoding_set && o->encoding_set != (c == 'b') + 1)
+          return usage_error ("--text and --binary exclude each other%s", "");
+        o->binary = c == 'b';
+        o->encoding_set = o->binary + 1;
+        break;
+      case 'K': o->skip_bad = 1; break;
       case 'f': o->convert.force = 1; break;
       case 's': o->stats = 1; break;
       case 'q': o->quiet = 1; break;
@@ -181,7 +243,7 @@ parse_options (int argc, char **argv, struct options *o)
       }
   if (argc - optind < 2)
     return usage_error ("needs PERF.DATA and at least one BINARY%s", "");
-  return 0;
+  return check_options (o, argv + optind, argc - optind);
 }
 
 static void
@@ -234,22 +296,17 @@ print_stats (const struct sfdo_convert_stats *s)
              (unsigned long long) s->functions_smoothed);
 }
 
-static int
-dump_lbr (const struct sfdo_converter *cv, const char *path)
+/* The raw LBR tallies into PATH, atomically.  */
+static enum sfdo_errc
+dump_lbr (const struct sfdo_converter *cv, const char *path,
+          struct sfdo_error *err)
 {
-  FILE *f = fopen (path, "w");
-  if (!f)
-    {
-      perror (path);
-      return EXIT_INPUT;
-    }
-  sfdo_converter_dump_lbr (cv, f);
-  if (fclose (f) != 0)
-    {
-      perror (path);
-      return EXIT_INPUT;
-    }
-  return 0;
+  struct sfdo_outfile out;
+  enum sfdo_errc rc = sfdo_outfile_open (path, &out, err);
+  if (rc != SFDO_OK)
+    return rc;
+  sfdo_converter_dump_lbr (cv, out.f);
+  return sfdo_outfile_commit (&out, err);
 }
 
 /* Write P as the options say: sfdo's encodings, or another format whose
@@ -272,12 +329,54 @@ save (struct sfdo_profile *p, const struct options *o, struct sfdo_error *err)
 }
 
 static enum sfdo_errc
-open_input (const char *path, struct sfdo_perfdata **pd,
+open_input (const char *path, int skip_bad, struct sfdo_perfdata **pd,
             struct sfdo_error *err)
 {
-  if (strcmp (path, "-") == 0)
-    return sfdo_perfdata_open_fd (0, "<stdin>", pd, err);
-  return sfdo_perfdata_open (path, pd, err);
+  return sfdo_perfdata_open_flags (path, skip_bad ? SFDO_PERFDATA_SKIP_BAD : 0,
+                                   pd, err);
+}
+
+/* Records skipped as bad: how many, and the first.  */
+static void
+report_skipped (const struct sfdo_perfdata *pd)
+{
+  const struct sfdo_perfdata_stats *st = sfdo_perfdata_stats (pd);
+  char buf[768];
+  if (!st->bad_records)
+    return;
+  fprintf (stderr, "sfdo-convert: warning: skipped %llu bad record%s "
+           "(%llu bytes searched for the next record); the first: %s\n",
+           (unsigned long long) st->bad_records,
+           st->bad_records == 1 ? "" : "s",
+           (unsigned long long) st->skipped_bytes,
+           sfdo_error_format (&st->first_bad, buf, sizeof buf));
+}
+
+/* No sample fell in the binaries: say what the recording has instead.  */
+static void
+report_misses (const struct sfdo_converter *cv, const struct sfdo_perfdata *pd)
+{
+  enum { MAX_FILES = 5 };
+  const char *names[MAX_FILES];
+  uint64_t counts[MAX_FILES];
+  size_t n = sfdo_perfdata_nbuild_ids (pd);
+  if (n)
+    fprintf (stderr, "sfdo-convert: the recording's build-ids:\n");
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct sfdo_perfdata_build_id *b = sfdo_perfdata_build_id (pd, i);
+      fprintf (stderr, "sfdo-convert:   ");
+      for (size_t k = 0; k < b->size && k < 20; k++)
+        fprintf (stderr, "%02x", b->id[k]);
+      fprintf (stderr, " %s\n", b->filename ? b->filename : "");
+    }
+  size_t m = sfdo_converter_sampled_files (cv, MAX_FILES, names, counts);
+  for (size_t i = 0; i < m; i++)
+    fprintf (stderr, "sfdo-convert: %s %s (%llu samples)\n",
+             i ? "  " : "its samples fell in:", names[i],
+             (unsigned long long) counts[i]);
+  fprintf (stderr, "sfdo-convert: give the binary the recording ran (the "
+           "same build), or record this one; nothing was written\n");
 }
 
 /* Read PD, named PATH: errors without a file of their own are about it.  */
@@ -306,23 +405,34 @@ main (int argc, char **argv)
   struct sfdo_perfdata *pd = NULL;
   struct sfdo_profile *p = NULL;
   int progress = !o.quiet && isatty (2);
+  int built = 0;
   if (sfdo_converter_new (&o.convert, (const char *const *) argv + optind + 1,
                           (size_t) (argc - optind - 1), &cv, &err) != SFDO_OK
-      || open_input (argv[optind], &pd, &err) != SFDO_OK
+      || open_input (argv[optind], o.skip_bad, &pd, &err) != SFDO_OK
       || read_input (cv, pd, argv[optind], progress, &err) != SFDO_OK
+      || !(built = 1)
       || sfdo_converter_build (cv, &p, &err) != SFDO_OK
+      || (o.lbr_dump && dump_lbr (cv, o.lbr_dump, &err) != SFDO_OK)
       || save (p, &o, &err) != SFDO_OK)
-    rc = report (&err);
+    {
+      if (built && !p && !err.path[0])
+        snprintf (err.path, sizeof err.path, "%s", argv[optind]);
+      rc = report (&err);
+    }
   if (progress)
     fputs ("\r\033[K", stderr);
-  if (!rc && o.lbr_dump)
-    rc = dump_lbr (cv, o.lbr_dump);
+  if (pd)
+    report_skipped (pd);
+  if (rc && !o.skip_bad && (err.code == SFDO_E_MALFORMED
+                            || err.code == SFDO_E_TRUNCATED)
+      && err.offset != SFDO_NO_OFFSET && !built)
+    fprintf (stderr, "sfdo-convert: hint: --skip-bad-records skips what "
+             "cannot be decoded and converts the rest\n");
+  if (built && !p && cv && sfdo_converter_stats (cv)->samples
+      && !sfdo_converter_stats (cv)->used)
+    report_misses (cv, pd);
   if (cv && o.stats)
     print_stats (sfdo_converter_stats (cv));
-  if (cv && !rc && sfdo_converter_stats (cv)->used == 0)
-    fprintf (stderr, "sfdo-convert: warning: no sample fell in the binaries "
-             "given; is PERF.DATA a recording of them? (--stats says "
-             "where the samples went)\n");
   sfdo_profile_free (p);
   sfdo_perfdata_close (pd);
   sfdo_converter_free (cv);

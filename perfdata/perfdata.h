@@ -239,6 +239,11 @@ struct sfdo_perfdata_record {
 
 struct sfdo_perfdata_stats {
   uint64_t records;             /* every record read, decompressed ones too */
+  /* With SFDO_PERFDATA_SKIP_BAD: records skipped as bad, bytes skipped
+     to find the next record, and the first problem (code SFDO_OK if
+     none).  */
+  uint64_t bad_records, skipped_bytes;
+  struct sfdo_error first_bad;
   uint64_t delivered;           /* passed to the callback */
   uint64_t unknown_records;     /* of types this reader does not know */
   uint64_t unknown_id_samples;  /* samples whose id names no attr: skipped */
@@ -253,6 +258,30 @@ typedef int (*sfdo_perfdata_record_fn) (const struct sfdo_perfdata_record *rec,
                                         void *ctx);
 
 /* --- open and close ---------------------------------------------------- */
+
+/* Open flags.  SKIP_BAD: a record that cannot be decoded is counted and
+   skipped (stats.bad_records, stats.first_bad) instead of ending the walk
+   with an error; after a record header that makes no sense the walk goes
+   on at the next 8-byte boundary that holds a plausible one; input that
+   ends inside a record ends the walk; a file whose header was never
+   completed (perf record killed: data size 0) or whose data section runs
+   past its end (a truncated copy) is read to its end, without its
+   feature sections.  As perf script does, so a long recording with one
+   torn record still converts.  */
+#define SFDO_PERFDATA_SKIP_BAD 1u
+
+/* Open PATH ("-": standard input, which must then hold pipe-mode data or
+   be a regular file) with FLAGS.  */
+enum sfdo_errc sfdo_perfdata_open_flags (const char *path, unsigned flags,
+                                         struct sfdo_perfdata **out,
+                                         struct sfdo_error *err);
+
+/* The same from LEN bytes at BUF (not copied: keep BUF until close).  */
+enum sfdo_errc sfdo_perfdata_open_mem_flags (const void *buf, size_t len,
+                                             const char *name,
+                                             unsigned flags,
+                                             struct sfdo_perfdata **out,
+                                             struct sfdo_error *err);
 
 /* Open the perf.data at PATH (file or pipe mode) and read its header,
    attrs and feature sections (pipe mode: the records up to the first

@@ -16,6 +16,7 @@
      u32 nr_ids; u32 len; char name[len]; u64 ids[nr_ids] }.  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../common/xalloc.h"
@@ -325,6 +326,65 @@ read_features (struct sfdo_perfdata *pd, const uint8_t *h, size_t hsize,
   return rc;
 }
 
+/* Whether records follow the header of a file whose header lists no
+   data (a finished file with no records has its feature table there,
+   whose first word, an offset past the header, is no record header).  */
+static int
+records_follow (struct sfdo_perfdata *pd, struct sfdo_error *err)
+{
+  uint8_t h[8];
+  size_t got;
+  uint64_t room = pd->src.size - pd->data_off;
+  return room >= 8 && !sfdo_perfdata_src_seek (pd, pd->data_off, err)
+         && !sfdo_perfdata_src_read (pd, h, 8, &got, err) && got == 8
+         && sfdo_perfdata_plausible_header (h, room);
+}
+
+/* Whether the data section [data_off, +DSIZE) is in the file.  Two ways
+   it is not: perf record was stopped before it completed the header
+   (killed, or the disk filled: the data size is still 0, yet records
+   follow), or the file was cut short (an incomplete copy).  With
+   SKIP_BAD, *SALVAGE is set and the records up to the end of the file
+   are read (the feature sections, which follow the data, are lost).  */
+static enum sfdo_errc
+check_data_section (struct sfdo_perfdata *pd, uint64_t dsize, int *salvage,
+                    struct sfdo_error *err)
+{
+  uint64_t size = pd->src.size, off = pd->data_off;
+  int skip = (pd->flags & SFDO_PERFDATA_SKIP_BAD) != 0;
+  enum sfdo_errc rc;
+  if (off > size)
+    return sfdo_perfdata_err (pd, err, SFDO_E_TRUNCATED, 40,
+                              "the data section starts at %#llx, past the "
+                              "end of the file (%#llx): the file is cut "
+                              "short", (unsigned long long) off,
+                              (unsigned long long) size);
+  if (dsize == 0 && records_follow (pd, err))
+    rc = sfdo_perfdata_err (pd, err, SFDO_E_TRUNCATED, 48,
+                            "the header lists no data, yet %llu bytes follow "
+                            "it: perf record was stopped before it finished "
+                            "the file (killed, or the disk filled)%s",
+                            (unsigned long long) (size - off),
+                            skip ? "; reading them" : "; "
+                            "--skip-bad-records reads them anyway");
+  else if (dsize > size - off)
+    rc = sfdo_perfdata_err (pd, err, SFDO_E_TRUNCATED, 48,
+                            "the data section [%#llx, +%#llx) runs past the "
+                            "end of the file (%#llx): the file is cut short "
+                            "(an incomplete copy?)%s",
+                            (unsigned long long) off,
+                            (unsigned long long) dsize,
+                            (unsigned long long) size,
+                            skip ? "; reading what is there" : "; "
+                            "--skip-bad-records reads what is there");
+  else
+    return SFDO_OK;
+  if (!skip)
+    return rc;
+  *salvage = 1;
+  return sfdo_perfdata_skip_bad (pd, err, 0);
+}
+
 /* The rest of a file-mode header (the first 16 bytes are in H).  */
 static enum sfdo_errc
 read_file_header (struct sfdo_perfdata *pd, uint8_t *h, uint64_t hsize,
@@ -343,23 +403,28 @@ read_file_header (struct sfdo_perfdata *pd, uint8_t *h, uint64_t hsize,
   if (rc)
     return rc;
   if (got < hsize - 16)
-    return sfdo_perfdata_err (pd, err, SFDO_E_TRUNCATED, 0, "file header");
+    return sfdo_perfdata_err (pd, err, SFDO_E_TRUNCATED, 0,
+                              "the file header is cut short: %zu of %llu "
+                              "bytes", got + 16, (unsigned long long) hsize);
   pd->data_off = sfdo_perfdata_le64 (h + 40);
   uint64_t dsize = sfdo_perfdata_le64 (h + 48);
-  if (pd->data_off > pd->src.size || dsize > pd->src.size - pd->data_off)
-    return sfdo_perfdata_err (pd, err, SFDO_E_TRUNCATED, 40,
-                              "data section [%#llx, +%#llx) is past the end"
-                              " of the file (%#llx)",
-                              (unsigned long long) pd->data_off,
-                              (unsigned long long) dsize,
-                              (unsigned long long) pd->src.size);
-  pd->data_end = pd->data_off + dsize;
+  int salvage = 0;
+  rc = check_data_section (pd, dsize, &salvage, err);
+  if (rc)
+    return rc;
+  pd->data_end = salvage ? pd->src.size : pd->data_off + dsize;
   rc = read_attrs (pd, h, err);
-  if (!rc)
-    rc = read_features (pd, h, hsize, err);
+  if (!rc && !salvage)
+    {
+      rc = read_features (pd, h, hsize, err);
+      /* Without its features a file still has its records.  */
+      if ((rc == SFDO_E_TRUNCATED || rc == SFDO_E_MALFORMED)
+          && (pd->flags & SFDO_PERFDATA_SKIP_BAD))
+        rc = sfdo_perfdata_skip_bad (pd, err, 0);
+    }
   if (!rc)
     rc = sfdo_perfdata_src_seek (pd, pd->data_off, err);
-  pd->at_end = dsize == 0;
+  pd->at_end = pd->data_end == pd->data_off;
   return rc;
 }
 
@@ -373,6 +438,10 @@ open_common (struct sfdo_perfdata *pd, struct sfdo_error *err)
   if (rc)
     return rc;
   uint64_t magic = 0;
+  if (got == 0)
+    return sfdo_perfdata_err (pd, err, SFDO_E_TRUNCATED, 0,
+                              "the file is empty: not a perf.data (was the "
+                              "recording stopped before it wrote anything?)");
   memcpy (&magic, h, got < 8 ? got : 8);
   if (got < 8 ? memcmp (h, "PERFILE2", got) != 0
       : magic != PD_MAGIC && magic != PD_MAGIC_SWAPPED)
@@ -385,7 +454,8 @@ open_common (struct sfdo_perfdata *pd, struct sfdo_error *err)
                                 "not a perf.data file (no PERFILE2 magic)");
     }
   if (got < 16)
-    return sfdo_perfdata_err (pd, err, SFDO_E_TRUNCATED, 0, "file header");
+    return sfdo_perfdata_err (pd, err, SFDO_E_TRUNCATED, 0,
+                              "the file header is cut short: %zu bytes", got);
   if (magic == PD_MAGIC_SWAPPED)
     return sfdo_perfdata_err (pd, err, SFDO_E_VERSION, 0,
                               "byte-swapped perf.data (from a big-endian"
@@ -417,11 +487,35 @@ enum sfdo_errc
 sfdo_perfdata_open (const char *path, struct sfdo_perfdata **out,
                     struct sfdo_error *err)
 {
+  return sfdo_perfdata_open_flags (path, 0, out, err);
+}
+
+enum sfdo_errc
+sfdo_perfdata_open_flags (const char *path, unsigned flags,
+                          struct sfdo_perfdata **out, struct sfdo_error *err)
+{
   *out = NULL;
-  FILE *f = fopen (path, "rb");
+  int is_stdin = strcmp (path, "-") == 0;
+  const char *name = is_stdin ? "<stdin>" : path;
+  FILE *f = is_stdin ? NULL : fopen (path, "rb");
+  if (is_stdin)
+    {
+      int copy = dup (0);
+      f = copy < 0 ? NULL : fdopen (copy, "rb");
+      if (!f && copy >= 0)
+        close (copy);
+    }
   if (!f)
-    return sfdo_error_sys (err, path, "cannot open");
-  struct sfdo_perfdata *pd = sfdo_perfdata_new_ (path);
+    return sfdo_error_sys (err, name, is_stdin ? "cannot read" : "cannot open");
+  struct stat st;
+  if (fstat (fileno (f), &st) == 0 && S_ISDIR (st.st_mode))
+    {
+      fclose (f);
+      return sfdo_error_set (err, SFDO_E_USAGE, name, SFDO_NO_OFFSET, 0, 0,
+                             "is a directory, not a perf.data");
+    }
+  struct sfdo_perfdata *pd = sfdo_perfdata_new_ (name);
+  pd->flags = flags;
   sfdo_perfdata_src_init_ (pd, f, 1);
   return finish_open (pd, out, err);
 }
@@ -462,8 +556,17 @@ enum sfdo_errc
 sfdo_perfdata_open_mem (const void *buf, size_t len, const char *name,
                         struct sfdo_perfdata **out, struct sfdo_error *err)
 {
+  return sfdo_perfdata_open_mem_flags (buf, len, name, 0, out, err);
+}
+
+enum sfdo_errc
+sfdo_perfdata_open_mem_flags (const void *buf, size_t len, const char *name,
+                              unsigned flags, struct sfdo_perfdata **out,
+                              struct sfdo_error *err)
+{
   *out = NULL;
   struct sfdo_perfdata *pd = sfdo_perfdata_new_ (name);
+  pd->flags = flags;
   static const uint8_t empty[1];
   pd->src.mem = buf ? buf : empty;
   pd->src.size = buf ? len : 0;

@@ -105,6 +105,7 @@ struct pd_zstate {
 
 struct sfdo_perfdata {
   char name[256];
+  unsigned flags;               /* SFDO_PERFDATA_SKIP_BAD */
   struct pd_src src;
   int pipe, at_end;
   enum sfdo_errc sticky;
@@ -146,6 +147,10 @@ enum sfdo_errc sfdo_perfdata_err (struct sfdo_perfdata *pd,
                                   struct sfdo_error *err, enum sfdo_errc code,
                                   uint64_t off, const char *fmt, ...)
   __attribute__ ((format (printf, 5, 6)));
+/* SKIP_BAD: count a bad record (or stretch) at OFF of BYTES, remember
+   the first one's message, forget the error, return SFDO_OK.  */
+enum sfdo_errc sfdo_perfdata_skip_bad (struct sfdo_perfdata *pd,
+                                       struct sfdo_error *err, uint64_t bytes);
 enum sfdo_errc sfdo_perfdata_cur_err (struct sfdo_perfdata *pd,
                                       struct sfdo_error *err,
                                       const struct pd_cur *c,
@@ -172,6 +177,10 @@ void sfdo_perfdata_set_name (struct sfdo_perfdata *pd, uint64_t id,
                              size_t fallback, const uint8_t *s, size_t n);
 
 /* perfdata_records.c */
+/* Whether the 8 bytes at H could start a record of at most ROOM bytes: a
+   known type, a size of whole 8-byte words.  For finding the next record
+   after a bad one, and the records of an unfinished file.  */
+int sfdo_perfdata_plausible_header (const uint8_t *h, uint64_t room);
 enum sfdo_errc sfdo_perfdata_read_pipe_init (struct sfdo_perfdata *pd,
                                              struct sfdo_error *err);
 void sfdo_perfdata_free_records_ (struct sfdo_perfdata *pd);

@@ -52,6 +52,21 @@ z_feed (struct sfdo_perfdata *pd, const uint8_t *data, size_t n, uint64_t off,
   return SFDO_OK;
 }
 
+/* SKIP_BAD: after bad compressed data, drop what is pending and start
+   the stream afresh: perf ends a zstd frame with every compressed record,
+   so the next one decompresses on its own.  */
+static enum sfdo_errc
+z_drop (struct sfdo_perfdata *pd, struct sfdo_error *err)
+{
+  struct pd_zstate *z = &pd->z;
+  uint64_t lost = (z->in_len - z->in_pos) + (z->out_len - z->out_pos);
+  ZSTD_DCtx_reset (z->ds, ZSTD_reset_session_only);
+  z->in_pos = z->in_len = 0;
+  z->out_pos = z->out_len = 0;
+  z->skip = 0;
+  return sfdo_perfdata_skip_bad (pd, err, lost);
+}
+
 /* Decompress more of the pending input into the output window.  */
 static enum sfdo_errc
 z_pump (struct sfdo_perfdata *pd, struct sfdo_error *err)
@@ -63,13 +78,16 @@ z_pump (struct sfdo_perfdata *pd, struct sfdo_error *err)
   ZSTD_inBuffer in = { z->in, z->in_len, z->in_pos };
   ZSTD_outBuffer out = { z->out, ZOUT_CAP, z->out_len };
   size_t r = ZSTD_decompressStream (z->ds, &out, &in);
+  enum sfdo_errc rc = SFDO_OK;
   if (ZSTD_isError (r))
-    return sfdo_perfdata_err (pd, err, SFDO_E_MALFORMED, z->rec_off,
-                              "compressed record: zstd: %s",
-                              ZSTD_getErrorName (r));
-  if (in.pos == z->in_pos && out.pos == z->out_len)
-    return sfdo_perfdata_err (pd, err, SFDO_E_MALFORMED, z->rec_off,
-                              "compressed record: zstd makes no progress");
+    rc = sfdo_perfdata_err (pd, err, SFDO_E_MALFORMED, z->rec_off,
+                            "compressed record: zstd: %s",
+                            ZSTD_getErrorName (r));
+  else if (in.pos == z->in_pos && out.pos == z->out_len)
+    rc = sfdo_perfdata_err (pd, err, SFDO_E_MALFORMED, z->rec_off,
+                            "compressed record: zstd makes no progress");
+  if (rc)
+    return pd->flags & SFDO_PERFDATA_SKIP_BAD ? z_drop (pd, err) : rc;
   pd->stats.decompressed_bytes += out.pos - z->out_len;
   z->in_pos = in.pos;
   z->out_len = out.pos;
@@ -101,6 +119,8 @@ z_take (struct sfdo_perfdata *pd, struct pd_cur *c, struct sfdo_error *err)
       sfdo_perfdata_err (pd, err, SFDO_E_MALFORMED, z->rec_off,
                          "decompressed record of type %u, size %u", type,
                          size);
+      if (pd->flags & SFDO_PERFDATA_SKIP_BAD)
+        return z_drop (pd, err), 0;
       return -1;
     }
   if (size > avail)
@@ -111,41 +131,84 @@ z_take (struct sfdo_perfdata *pd, struct pd_cur *c, struct sfdo_error *err)
   return 1;
 }
 
+int
+sfdo_perfdata_plausible_header (const uint8_t *h, uint64_t room)
+{
+  uint32_t type = sfdo_perfdata_le32 (h);
+  uint16_t size = sfdo_perfdata_le16 (h + 6);
+  int known = (type >= 1 && type <= 21) || (type >= 64 && type <= PD_LAST_KNOWN);
+  return known && size >= 8 && size % 8 == 0 && size <= room;
+}
+
+/* SKIP_BAD: input that ends inside a record ends the walk.  */
+static enum sfdo_errc
+torn_end (struct sfdo_perfdata *pd, struct sfdo_error *err, enum sfdo_errc rc,
+          uint64_t bytes)
+{
+  if (!(pd->flags & SFDO_PERFDATA_SKIP_BAD))
+    return rc;
+  return sfdo_perfdata_skip_bad (pd, err, bytes);
+}
+
 /* Read the next record from the input into PD->rec; *HAVE is 0 at the
-   end of the data.  */
+   end of the data.  With SKIP_BAD, a header that makes no sense is
+   skipped 8 bytes at a time until one that could be a record's.  */
 static enum sfdo_errc
 file_record (struct sfdo_perfdata *pd, struct pd_cur *c, int *have,
              struct sfdo_error *err)
 {
-  uint64_t off = pd->src.pos;
-  size_t got;
+  int resyncing = 0;
   *have = 0;
-  if (!pd->pipe && off >= pd->data_end)
-    return SFDO_OK;
-  enum sfdo_errc rc = sfdo_perfdata_src_read (pd, pd->rec, 8, &got, err);
-  if (rc || got == 0)
-    return rc;
-  if (got < 8)
-    return sfdo_perfdata_err (pd, err, SFDO_E_TRUNCATED, off,
-                              "record header: %zu of 8 bytes", got);
-  uint16_t size = sfdo_perfdata_le16 (pd->rec + 6);
-  if (size < 8)
-    return sfdo_perfdata_err (pd, err, SFDO_E_MALFORMED, off,
-                              "record size %u (less than its header)", size);
-  if (!pd->pipe && size > pd->data_end - off)
-    return sfdo_perfdata_err (pd, err, SFDO_E_MALFORMED, off,
-                              "record of %u bytes crosses the end of the"
-                              " data section", size);
-  rc = sfdo_perfdata_src_read (pd, pd->rec + 8, size - 8u, &got, err);
-  if (rc)
-    return rc;
-  if (got < size - 8u)
-    return sfdo_perfdata_err (pd, err, SFDO_E_TRUNCATED, off,
-                              "record of %u bytes: input ends after %zu",
-                              size, got + 8);
-  *c = (struct pd_cur) { pd->rec, size, 0, off, 1, 0 };
-  *have = 1;
-  return SFDO_OK;
+  for (;;)
+    {
+      uint64_t off = pd->src.pos;
+      size_t got;
+      if (!pd->pipe && off >= pd->data_end)
+        return SFDO_OK;
+      enum sfdo_errc rc = sfdo_perfdata_src_read (pd, pd->rec, 8, &got, err);
+      if (rc || got == 0)
+        return rc;
+      if (got < 8)
+        return torn_end (pd, err, sfdo_perfdata_err (pd, err, SFDO_E_TRUNCATED,
+                                                     off, "record header: "
+                                                     "%zu of 8 bytes", got),
+                         got);
+      uint16_t size = sfdo_perfdata_le16 (pd->rec + 6);
+      if (resyncing && !sfdo_perfdata_plausible_header (
+                         pd->rec, pd->pipe ? UINT64_MAX : pd->data_end - off))
+        {
+          pd->stats.skipped_bytes += 8;
+          continue;
+        }
+      if (size < 8 || (!pd->pipe && size > pd->data_end - off))
+        {
+          rc = size < 8
+               ? sfdo_perfdata_err (pd, err, SFDO_E_MALFORMED, off,
+                                    "record size %u (less than its header)",
+                                    size)
+               : sfdo_perfdata_err (pd, err, SFDO_E_MALFORMED, off,
+                                    "record of %u bytes crosses the end of "
+                                    "the data section", size);
+          if (!(pd->flags & SFDO_PERFDATA_SKIP_BAD))
+            return rc;
+          sfdo_perfdata_skip_bad (pd, err, 8);
+          resyncing = 1;
+          continue;
+        }
+      rc = sfdo_perfdata_src_read (pd, pd->rec + 8, size - 8u, &got, err);
+      if (rc)
+        return rc;
+      if (got < size - 8u)
+        return torn_end (pd, err, sfdo_perfdata_err (pd, err, SFDO_E_TRUNCATED,
+                                                     off, "record of %u "
+                                                     "bytes: input ends "
+                                                     "after %zu", size,
+                                                     got + 8),
+                         got + 8);
+      *c = (struct pd_cur) { pd->rec, size, 0, off, 1, 0 };
+      *have = 1;
+      return SFDO_OK;
+    }
 }
 
 /* Feed a COMPRESSED or COMPRESSED2 record at C to the zstd stream.  */
@@ -162,8 +225,14 @@ feed_compressed (struct sfdo_perfdata *pd, struct pd_cur *c,
       uint64_t dsize;
       c->pos = 8;
       if (sfdo_perfdata_cur_u64 (c, &dsize) || dsize > c->len - 16)
-        return sfdo_perfdata_cur_err (pd, err, c, SFDO_E_MALFORMED,
-                                      "COMPRESSED2 data_size");
+        {
+          enum sfdo_errc rc = sfdo_perfdata_cur_err (pd, err, c,
+                                                     SFDO_E_MALFORMED,
+                                                     "COMPRESSED2 data_size");
+          if (pd->flags & SFDO_PERFDATA_SKIP_BAD)
+            return sfdo_perfdata_skip_bad (pd, err, c->len);
+          return rc;
+        }
       n = (size_t) dsize;
       at = 16;
     }
@@ -195,9 +264,12 @@ next_record (struct sfdo_perfdata *pd, struct pd_cur *c, int *have,
       if (!*have)
         {
           if (z->out_pos < z->out_len || z->skip)
-            return sfdo_perfdata_err (pd, err, SFDO_E_TRUNCATED, z->rec_off,
-                                      "compressed data ends inside a"
-                                      " record");
+            return torn_end (pd, err,
+                             sfdo_perfdata_err (pd, err, SFDO_E_TRUNCATED,
+                                                z->rec_off,
+                                                "compressed data ends inside"
+                                                " a record"),
+                             z->out_len - z->out_pos);
           return SFDO_OK;
         }
       uint32_t type = sfdo_perfdata_le32 (c->p);
@@ -463,7 +535,12 @@ sfdo_perfdata_foreach_record (struct sfdo_perfdata *pd,
       if (!rc && !have)
         pd->at_end = 1;
       if (!rc && have)
-        rc = process (pd, &c, fn, ctx, &stop, err);
+        {
+          rc = process (pd, &c, fn, ctx, &stop, err);
+          if ((rc == SFDO_E_MALFORMED || rc == SFDO_E_TRUNCATED)
+              && (pd->flags & SFDO_PERFDATA_SKIP_BAD))
+            rc = sfdo_perfdata_skip_bad (pd, err, c.len);
+        }
       if (rc)
         return rc;
       if (stop)

@@ -54,6 +54,19 @@ sfdo_perfdata_err (struct sfdo_perfdata *pd, struct sfdo_error *err,
   return sfdo_error_set (err, code, pd->name, off, 0, 0, "%s", msg);
 }
 
+enum sfdo_errc
+sfdo_perfdata_skip_bad (struct sfdo_perfdata *pd, struct sfdo_error *err,
+                        uint64_t bytes)
+{
+  if (!pd->stats.bad_records++)
+    pd->stats.first_bad = pd->sticky_err;
+  pd->stats.skipped_bytes += bytes;
+  pd->sticky = SFDO_OK;
+  sfdo_error_clear (&pd->sticky_err);
+  sfdo_error_clear (err);
+  return SFDO_OK;
+}
+
 uint64_t
 sfdo_perfdata_cur_off (const struct pd_cur *c)
 {
@@ -199,7 +212,8 @@ sfdo_perfdata_new_ (const char *name)
   struct sfdo_perfdata *pd = sfdo_xcalloc (1, sizeof *pd);
   snprintf (pd->name, sizeof pd->name, "%s", name ? name : "");
   sfdo_error_clear (&pd->sticky_err);
-  pd->rec = sfdo_xmalloc (PD_RECORD_MAX);
+  pd->rec = sfdo_xmalloc (PD_RECORD_MAX + 1);
+  sfdo_error_clear (&pd->stats.first_bad);
   pd->src.size = UINT64_MAX;
   return pd;
 }

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/outfile.h"
 #include "../common/xalloc.h"
 
 /* Parse the LEN bytes at DATA, of which P takes ownership (MAPPED says
@@ -213,30 +214,17 @@ save_atomically (struct sfdo_profile *p, const char *path,
         rc = sfdo_error_sys (err, "<stdout>", "write failed");
       return rc;
     }
-  size_t n = strlen (path);
-  char *tmp = (char *) sfdo_xmalloc (n + 16);
-  snprintf (tmp, n + 16, "%s.tmp.XXXXXX", path);
-  int fd = mkstemp (tmp);
-  if (fd < 0)
+  struct sfdo_outfile out;
+  enum sfdo_errc rc = sfdo_outfile_open (path, &out, err);
+  if (rc != SFDO_OK)
+    return rc;
+  rc = run_job (p, out.f, job, path, err);
+  if (rc != SFDO_OK)
     {
-      enum sfdo_errc rc = sfdo_error_sys (err, path, "cannot create file");
-      free (tmp);
+      sfdo_outfile_abort (&out);
       return rc;
     }
-  fchmod (fd, 0644);
-  FILE *f = fdopen (fd, "wb");
-  enum sfdo_errc rc = f ? run_job (p, f, job, path, err)
-                        : sfdo_error_sys (err, path, "cannot open file");
-  if (f && fclose (f) != 0 && rc == SFDO_OK)
-    rc = sfdo_error_sys (err, path, "write failed");
-  if (!f)
-    close (fd);
-  if (rc == SFDO_OK && rename (tmp, path) != 0)
-    rc = sfdo_error_sys (err, path, "cannot rename temporary file into place");
-  if (rc != SFDO_OK)
-    unlink (tmp);
-  free (tmp);
-  return rc;
+  return sfdo_outfile_commit (&out, err);
 }
 
 enum sfdo_errc
