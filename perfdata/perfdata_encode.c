@@ -117,7 +117,8 @@ mapped_slot (struct sfdo_perfdata_writer *w, const char *name)
   return &w->mapped_set[i];
 }
 
-static void
+/* The index of mapped file NAME (first mapped with INO), added if new.  */
+static size_t
 note_mapped (struct sfdo_perfdata_writer *w, const char *name, uint64_t ino)
 {
   if ((w->nmapped + 1) * 2 > w->mapped_set_cap)
@@ -133,12 +134,14 @@ note_mapped (struct sfdo_perfdata_writer *w, const char *name, uint64_t ino)
     {
       struct sfdo_perfdata_mapped *m = &w->mapped[*slot - 1];
       m->ino = m->ino ? m->ino : ino;
-      return;
+      return *slot - 1;
     }
   sfdo_xgrow (&w->mapped, &w->mapped_cap, w->nmapped + 1, sizeof *w->mapped);
-  w->mapped[w->nmapped].filename = sfdo_xstrndup (name, strlen (name));
-  w->mapped[w->nmapped++].ino = ino;
-  *slot = w->nmapped;
+  w->mapped[w->nmapped] = (struct sfdo_perfdata_mapped) {
+    sfdo_xstrndup (name, strlen (name)), ino, 0
+  };
+  *slot = ++w->nmapped;
+  return w->nmapped - 1;
 }
 
 size_t
@@ -174,7 +177,7 @@ note_mmap_record (struct sfdo_perfdata_writer *w, const uint8_t *rec,
   memcpy (&misc, rec + 4, 2);
   if (type == SFDO_PERFDATA_MMAP2 && !(misc & SFDO_PERFDATA_MISC_MMAP_BUILD_ID))
     memcpy (&ino, rec + 48, 8);
-  note_mapped (w, name, ino);
+  sfdo_perfdata_hits_note (w, rec, len, type, note_mapped (w, name, ino));
 }
 
 /* --- records ------------------------------------------------------------- */
@@ -196,6 +199,8 @@ sfdo_perfdata_write_raw (struct sfdo_perfdata_writer *w, const void *rec,
                            size, len);
   if (type == SFDO_PERFDATA_MMAP || type == SFDO_PERFDATA_MMAP2)
     note_mmap_record (w, rec, len, type);
+  else if (type == SFDO_PERFDATA_SAMPLE || type == SFDO_PERFDATA_FORK)
+    sfdo_perfdata_hits_note (w, rec, len, type, 0);
   return sfdo_perfdata_writer_bytes (w, rec, len, err);
 }
 

@@ -368,7 +368,7 @@ check_data_section (struct sfdo_perfdata *pd, uint64_t dsize, int *salvage,
                             skip ? "; reading them" : "; "
                             "--skip-bad-records reads them anyway");
   else if (dsize > size - off)
-    rc = sfdo_perfdata_err (pd, err, SFDO_E_TRUNCATED, 48,
+    rc = sfdo_perfdata_err (pd, err, SFDO_E_TRUNCATED, 40,
                             "the data section [%#llx, +%#llx) runs past the "
                             "end of the file (%#llx): the file is cut short "
                             "(an incomplete copy?)%s",

@@ -191,6 +191,11 @@ file_record (struct sfdo_perfdata *pd, struct pd_cur *c, int *have,
                                     "the data section", size);
           if (!(pd->flags & SFDO_PERFDATA_SKIP_BAD))
             return rc;
+          /* A record that would be whole but for the end of the input: a
+             torn tail.  Elsewhere the size itself is bad.  */
+          if (size >= 8 && pd->data_end == pd->src.size
+              && sfdo_perfdata_plausible_header (pd->rec, size))
+            return torn_end (pd, err, rc, pd->data_end - off);
           sfdo_perfdata_skip_bad (pd, err, 8);
           resyncing = 1;
           continue;

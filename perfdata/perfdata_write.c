@@ -121,6 +121,7 @@ sfdo_perfdata_writer_free_ (struct sfdo_perfdata_writer *w)
     free ((char *) w->mapped[i].filename);
   free (w->mapped);
   free (w->mapped_set);
+  sfdo_perfdata_hits_free (&w->hits);
   for (int i = 0; i < W_NSTR; i++)
     free (w->host_str[i]);
   for (int i = 0; i < w->host.argc; i++)

@@ -96,6 +96,9 @@ enum sfdo_errc sfdo_perfdata_writer_add_build_id (
 struct sfdo_perfdata_mapped {
   const char *filename;
   uint64_t ino;
+  uint64_t samples;             /* user-space samples in its mappings, as
+                                   of the last sfdo_perfdata_writer_
+                                   count_samples () */
 };
 
 /* The distinct files of the MMAP and MMAP2 records written so far, in
@@ -103,6 +106,14 @@ struct sfdo_perfdata_mapped {
 size_t sfdo_perfdata_writer_nmapped (const struct sfdo_perfdata_writer *w);
 const struct sfdo_perfdata_mapped *
 sfdo_perfdata_writer_mapped (const struct sfdo_perfdata_writer *w, size_t i);
+
+/* Count the samples written so far into each mapped file's SAMPLES: a
+   sample counts for the file its process (or, for a process with no
+   mapping of its own, the process it was forked from) mapped at its
+   address.  So the build-ids written can be those of the files sampled,
+   as perf record does.  Samples need IP and TID in their attr's
+   sample_type.  Returns how many samples were counted.  */
+uint64_t sfdo_perfdata_writer_count_samples (struct sfdo_perfdata_writer *w);
 
 /* --- records ------------------------------------------------------------ */
 

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 
+#include "../common/u64map.h"
 #include "perfdata_int.h"
 #include "perfdata_write.h"
 
@@ -25,6 +26,20 @@ struct w_build_id {
   uint8_t size;
   uint8_t id[20];
   char *filename;
+};
+
+/* Where samples fell, for sfdo_perfdata_writer_count_samples.  */
+struct w_mapping {
+  uint32_t pid;
+  uint64_t start, end;
+  size_t file;                  /* index into mapped */
+};
+
+struct w_hits {
+  struct w_mapping *maps;
+  size_t nmaps, cap_maps;
+  struct sfdo_u64map parents;   /* child pid -> parent pid */
+  struct sfdo_pairmap pages;    /* (pid, ip >> 12) -> samples */
 };
 
 /* host_str: hostname, osrelease, version, arch, cpudesc, cpuid.  */
@@ -46,6 +61,7 @@ struct sfdo_perfdata_writer {
   size_t nmapped, mapped_cap;
   size_t *mapped_set;           /* open addressing: index + 1, 0 empty */
   size_t mapped_set_cap;
+  struct w_hits hits;           /* perfdata_hits.c */
   char *host_str[W_NSTR];
   struct sfdo_perfdata_host host;   /* strings: see host_str and argv */
   char **argv;
@@ -56,5 +72,13 @@ enum sfdo_errc sfdo_perfdata_writer_bytes (struct sfdo_perfdata_writer *w,
                                            const void *p, size_t n,
                                            struct sfdo_error *err);
 void sfdo_perfdata_writer_free_ (struct sfdo_perfdata_writer *w);
+
+/* perfdata_hits.c: note a record written (LEN bytes at REC, of TYPE) that
+   says where samples fall; FILE is the mapped-file index of an MMAP or
+   MMAP2.  */
+void sfdo_perfdata_hits_note (struct sfdo_perfdata_writer *w,
+                              const uint8_t *rec, size_t len, uint32_t type,
+                              size_t file);
+void sfdo_perfdata_hits_free (struct w_hits *h);
 
 #endif

@@ -282,6 +282,7 @@ size_t
 sfdo_rec_add_build_ids (struct sfdo_perfdata_writer *w)
 {
   size_t added = 0, n = sfdo_perfdata_writer_nmapped (w);
+  sfdo_perfdata_writer_count_samples (w);
   for (size_t i = 0; i < n; i++)
     {
       const struct sfdo_perfdata_mapped *m = sfdo_perfdata_writer_mapped (w, i);
@@ -289,7 +290,8 @@ sfdo_rec_add_build_ids (struct sfdo_perfdata_writer *w)
       uint8_t id[20];
       size_t size;
       struct stat st;
-      if (name[0] != '/' || strstr (name, " (deleted)"))
+      /* As perf record: only files that were sampled.  */
+      if (!m->samples || name[0] != '/' || strstr (name, " (deleted)"))
         continue;
       /* Another file under that name (replaced since, or in another
          mount namespace) would give a wrong build-id: none is better.  */

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,12 +46,22 @@ install_handlers (void)
   sigaction (SIGCHLD, &sa, NULL);
 }
 
+/* Pass a note to the tool.  */
 static void
-print_error (const struct sfdo_error *err)
+note (const struct sfdo_rec_options *o, const char *fmt, ...)
+  __attribute__ ((format (printf, 2, 3)));
+
+static void
+note (const struct sfdo_rec_options *o, const char *fmt, ...)
 {
-  char buf[768];
-  fprintf (stderr, "sfdo-record: %s\n", sfdo_error_format (err, buf,
-                                                           sizeof buf));
+  char msg[1024];
+  va_list ap;
+  if (!o->note)
+    return;
+  va_start (ap, fmt);
+  vsnprintf (msg, sizeof msg, fmt, ap);
+  va_end (ap);
+  o->note (msg, o->note_ctx);
 }
 
 static double
@@ -144,17 +155,15 @@ default_events (struct event_set *set, struct sfdo_rec_choice *choice,
   enum sfdo_errc rc = sfdo_rec_choose (&caps, o->branch_stack, choice, err);
   if (rc)
     return rc;
-  if (!o->quiet)
-    fprintf (stderr, "sfdo-record: %s\n", choice->why);
+  note (o, "%s", choice->why);
   struct sfdo_error why;
   sfdo_error_clear (&why);
   rc = chosen_events (set, o, choice, &why);
   if (rc && !o->branch_stack)
     {
       char buf[512];
-      fprintf (stderr, "sfdo-record: cannot use %s (%s); falling back to"
-                       " cpu-clock\n", choice->ev[0].name,
-               sfdo_error_format (&why, buf, sizeof buf));
+      note (o, "cannot use %s (%s); falling back to cpu-clock",
+            choice->ev[0].name, sfdo_error_format (&why, buf, sizeof buf));
       caps.hw_events = 0;
       caps.hw_errno = EOPNOTSUPP;
       sfdo_rec_choose (&caps, 0, choice, NULL);
@@ -371,8 +380,8 @@ open_sampler (struct session *ss, const struct sfdo_rec_target *target,
           return rc;
         }
       char buf[768];
-      fprintf (stderr, "sfdo-record: %s; %s\n",
-               sfdo_error_format (&why, buf, sizeof buf), ss->choice.why);
+      note (o, "%s; %s", sfdo_error_format (&why, buf, sizeof buf),
+            ss->choice.why);
       rc = chosen_events (&ss->set, o, &ss->choice, err);
       if (rc)
         return rc;
@@ -438,25 +447,21 @@ sample_until_done (struct session *ss, struct sfdo_error *err)
       sfdo_rec_sampler_wait (ss->s, POLL_MS);
       rc = sfdo_rec_sampler_drain (ss->s, ss->w, err);
     }
-  sfdo_rec_sampler_disable (ss->s);
+  /* Counting that goes on a moment longer spoils nothing: a note.  */
+  struct sfdo_error why;
+  sfdo_error_clear (&why);
+  if (sfdo_rec_sampler_disable (ss->s, &why) != SFDO_OK)
+    {
+      char buf[512];
+      note (ss->o, "%s", sfdo_error_format (&why, buf, sizeof buf));
+    }
   if (!rc)
     rc = sfdo_rec_sampler_drain (ss->s, ss->w, err);
+  int e = sfdo_rec_sampler_stats (ss->s)->jitter_errno;
+  if (e)
+    note (ss->o, "the kernel refused a new period (%s): the period stayed "
+          "fixed from then on", strerror (e));
   return rc;
-}
-
-static void
-summary (const struct session *ss, size_t nbuild_ids)
-{
-  const struct sfdo_rec_stats *st = sfdo_rec_sampler_stats (ss->s);
-  fprintf (stderr, "sfdo-record: %llu samples, %llu lost, %.1f MB, %zu"
-                   " build-ids written to %s%s\n",
-           (unsigned long long) st->samples, (unsigned long long) st->lost,
-           sfdo_perfdata_writer_data_size (ss->w) / 1e6, nbuild_ids,
-           ss->o->output, stop_signal ? " (stopped by a signal)" : "");
-  if (st->lost)
-    fprintf (stderr, "sfdo-record: %llu samples were lost: the ring buffers"
-                     " filled faster than they were read; a larger -m or"
-                     " period helps\n", (unsigned long long) st->lost);
 }
 
 static void
@@ -472,51 +477,62 @@ cleanup (struct session *ss)
   free (ss->tids);
 }
 
+/* The command could not be run: exec's errno E, as a shell says it.  */
+static int
+cannot_run (const struct sfdo_rec_options *o, int e, struct sfdo_error *err)
+{
+  sfdo_error_set (err, SFDO_E_USAGE, o->command[0], SFDO_NO_OFFSET, 0, 0,
+                  "cannot run: %s%s", strerror (e),
+                  e == ENOENT ? " (not found)" : "");
+  return e == ENOENT ? SFDO_REC_EXIT_NO_EXEC : SFDO_REC_EXIT_NO_RUN;
+}
+
 int
-sfdo_rec_run (const struct sfdo_rec_options *o)
+sfdo_rec_run (const struct sfdo_rec_options *o, struct sfdo_rec_result *res)
 {
   struct session ss;
-  struct sfdo_error err;
   memset (&ss, 0, sizeof ss);
+  memset (res, 0, sizeof *res);
+  sfdo_error_clear (&res->err);
   ss.o = o;
   ss.child.go_fd = -1;
-  sfdo_error_clear (&err);
   stop_signal = 0;
   install_handlers ();
-  enum sfdo_errc rc = start (&ss, &err);
+  enum sfdo_errc rc = start (&ss, &res->err);
   if (rc)
     {
-      print_error (&err);
       cleanup (&ss);
-      return SFDO_REC_EXIT_FAILED;
+      return res->status = SFDO_REC_EXIT_FAILED;
     }
   if (!o->command || o->all_cpus)
-    sfdo_rec_sampler_enable (ss.s);
-  int exec_errno = o->command ? release_child (&ss.child) : 0;
-  if (exec_errno)
+    rc = sfdo_rec_sampler_enable (ss.s, &res->err);
+  int exec_errno = o->command && !rc ? release_child (&ss.child) : 0;
+  if (rc || exec_errno)
     {
-      fprintf (stderr, "sfdo-record: cannot run %s: %s\n", o->command[0],
-               strerror (exec_errno));
+      int status = rc ? SFDO_REC_EXIT_FAILED
+                      : cannot_run (o, exec_errno, &res->err);
       reap_child (&ss.child, 1);
       cleanup (&ss);
-      return SFDO_REC_EXIT_NO_EXEC;
+      return res->status = status;
     }
-  rc = sample_until_done (&ss, &err);
+  rc = sample_until_done (&ss, &res->err);
   if (stop_signal)
     stop_child (&ss.child, stop_signal);
-  size_t nbuild_ids = rc ? 0 : sfdo_rec_add_build_ids (ss.w);
-  if (!rc && !o->quiet)
-    summary (&ss, nbuild_ids);
+  const struct sfdo_rec_stats *st = sfdo_rec_sampler_stats (ss.s);
+  res->samples = st->samples;
+  res->lost = st->lost;
+  res->bytes = sfdo_perfdata_writer_data_size (ss.w);
+  res->stop_signal = stop_signal;
+  res->build_ids = rc ? 0 : sfdo_rec_add_build_ids (ss.w);
   struct sfdo_perfdata_writer *w = ss.w;
   ss.w = NULL;
   if (!rc)
-    rc = sfdo_perfdata_writer_finish (w, &err);
+    rc = sfdo_perfdata_writer_finish (w, &res->err);
   else
     sfdo_perfdata_writer_abort (w);
+  res->written = rc == SFDO_OK;
   reap_child (&ss.child, !stop_signal);
   int status = o->command ? ss.child.status : 0;
-  if (rc)
-    print_error (&err);
   cleanup (&ss);
-  return rc ? SFDO_REC_EXIT_FAILED : status;
+  return res->status = rc ? SFDO_REC_EXIT_FAILED : status;
 }

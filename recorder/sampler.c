@@ -2,6 +2,7 @@
    and jitter (sampler.h).  */
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -295,18 +296,31 @@ sfdo_rec_sampler_ids (const struct sfdo_rec_sampler *s, size_t i, size_t *n)
   return s->ids[i];
 }
 
-void
-sfdo_rec_sampler_enable (struct sfdo_rec_sampler *s)
+/* Issue REQUEST on every descriptor; WHAT names it in an error.  */
+static enum sfdo_errc
+ioctl_all (struct sfdo_rec_sampler *s, unsigned long request,
+           const char *what, struct sfdo_error *err)
 {
   for (size_t i = 0; i < s->nfds; i++)
-    ioctl (s->fds[i], PERF_EVENT_IOC_ENABLE, 0);
+    if (ioctl (s->fds[i], request, 0) != 0)
+      {
+        char name[64];
+        snprintf (name, sizeof name, "event %zu", i % s->nattrs);
+        return sfdo_error_sys (err, name, what);
+      }
+  return SFDO_OK;
 }
 
-void
-sfdo_rec_sampler_disable (struct sfdo_rec_sampler *s)
+enum sfdo_errc
+sfdo_rec_sampler_enable (struct sfdo_rec_sampler *s, struct sfdo_error *err)
 {
-  for (size_t i = 0; i < s->nfds; i++)
-    ioctl (s->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+  return ioctl_all (s, PERF_EVENT_IOC_ENABLE, "cannot start counting", err);
+}
+
+enum sfdo_errc
+sfdo_rec_sampler_disable (struct sfdo_rec_sampler *s, struct sfdo_error *err)
+{
+  return ioctl_all (s, PERF_EVENT_IOC_DISABLE, "cannot stop counting", err);
 }
 
 void
@@ -369,6 +383,8 @@ drain_ring (struct sfdo_rec_sampler *s, struct ring *r,
   return n;
 }
 
+/* New jittered periods; a kernel that refuses them keeps the fixed one
+   (said in the stats), which is still a valid recording.  */
 static void
 rearm (struct sfdo_rec_sampler *s)
 {
@@ -376,7 +392,12 @@ rearm (struct sfdo_rec_sampler *s)
     {
       const struct perf_event_attr *a = &s->attrs[i % s->nattrs];
       uint64_t period = sfdo_rec_jitter (a->sample_period, &s->rng);
-      ioctl (s->fds[i], PERF_EVENT_IOC_PERIOD, &period);
+      if (ioctl (s->fds[i], PERF_EVENT_IOC_PERIOD, &period) != 0)
+        {
+          s->stats.jitter_errno = errno;
+          s->jitter = 0;
+          return;
+        }
     }
 }
 

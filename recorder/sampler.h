@@ -57,6 +57,8 @@ struct sfdo_rec_target {
 
 struct sfdo_rec_stats {
   uint64_t samples, lost, throttles, records, bytes, rounds;
+  int jitter_errno;             /* re-arming a period failed with it: the
+                                   period stays fixed from then on */
 };
 
 struct sfdo_rec_sampler;
@@ -78,8 +80,12 @@ enum sfdo_errc sfdo_rec_sampler_open (const struct perf_event_attr *attrs,
 const uint64_t *sfdo_rec_sampler_ids (const struct sfdo_rec_sampler *s,
                                       size_t i, size_t *n);
 
-void sfdo_rec_sampler_enable (struct sfdo_rec_sampler *s);
-void sfdo_rec_sampler_disable (struct sfdo_rec_sampler *s);
+/* Start or stop counting on every descriptor.  An error names the
+   event whose descriptor refused.  */
+enum sfdo_errc sfdo_rec_sampler_enable (struct sfdo_rec_sampler *s,
+                                        struct sfdo_error *err);
+enum sfdo_errc sfdo_rec_sampler_disable (struct sfdo_rec_sampler *s,
+                                         struct sfdo_error *err);
 
 /* Wait up to TIMEOUT_MS for a ring buffer to fill to its wakeup point.
    Returns at once when a signal arrives.  */

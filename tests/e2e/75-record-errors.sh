@@ -4,11 +4,18 @@
 #   an unknown -e event         exit 2, the message names the event
 #   an event the PMU lacks      exit 2, names it (where there is no PMU)
 #   -b without branch sampling  exit 2, says why (where there is none)
-#   a command that cannot run   exit 127
+#   a command that is not found exit 127; one that cannot run 126
 #   the command's own status    passed on (3)
 #   -p of no process            exit 2
 #   an output directory missing exit 2, the command never runs
-#   usage errors                exit 1 (no target, -c with -F, bad -m)
+#   usage errors                exit 1 (no target, -c with -F, bad -m),
+#                               each saying what was wrong: -o "", -o a
+#                               directory, -o the program to run (left
+#                               intact), an option given twice with
+#                               different values, -e "" and -e a,,b,
+#                               -F 1e8 and -F over the kernel's limit,
+#                               -p 1,abc (naming abc), -p 1, (an empty
+#                               id), --no-jitter with -F
 #   --help, --list-events       exit 0; the list names cpu-clock's event
 # and no failure leaves an output or temporary file.
 set -euo pipefail
@@ -38,7 +45,9 @@ expect() {
 }
 
 expect 2 "NO_SUCH_EVENT.*unknown event" "$R" -o out.data -e NO_SUCH_EVENT -- true
-expect 127 "cannot run /nonexistent/cmd" "$R" -q -o out.data -- /nonexistent/cmd
+expect 127 "/nonexistent/cmd: cannot run.*not found" "$R" -q -o out.data -- /nonexistent/cmd
+printf 'not a program\n' >notexec
+expect 126 "notexec: cannot run: Permission denied" "$R" -q -o out.data -- ./notexec
 expect 3 "" "$R" -q -o out.data -- sh -c 'exit 3'
 expect 2 "no such process" "$R" -q -o out.data -p 999999999
 expect 2 "/nonexistent/dir/out.data" "$R" -q -o /nonexistent/dir/out.data -- touch ran
@@ -46,6 +55,25 @@ expect 2 "/nonexistent/dir/out.data" "$R" -q -o /nonexistent/dir/out.data -- tou
 expect 1 "nothing to record" "$R" -o out.data
 expect 1 "exclude" "$R" -o out.data -c 1000 -F 100 -- true
 expect 1 "power of two" "$R" -o out.data -m 3 -- true
+expect 1 "-o needs a file name" "$R" -o "" -- true
+mkdir outdir
+expect 1 "-o outdir is a directory" "$R" -o outdir -- true
+cp "$(type -P true)" ./prog
+cp prog prog.orig
+expect 1 "-o prog is the program to run" "$R" -o prog -- ./prog
+cmp -s prog prog.orig || fail "-o prog -- ./prog changed the program"
+expect 1 "-o given twice \('out.data', then 'x.data'\)" "$R" -o out.data -o x.data -- true
+expect 1 "-e needs event names" "$R" -o out.data -e "" -- true
+expect 1 "-e needs event names.*'cpu-clock,,task-clock'" "$R" -o out.data -e cpu-clock,,task-clock -- true
+expect 1 "-F takes a whole number.*'1e8'" "$R" -o out.data -F 1e8 -- true
+if [[ -r /proc/sys/kernel/perf_event_max_sample_rate ]]; then
+    max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+    expect 1 "-F $((max + 1)) is above this machine's limit of $max" \
+        "$R" -o out.data -F $((max + 1)) -- true
+fi
+expect 1 "-p: 'abc' is not a process id \(in '1,abc'\)" "$R" -o out.data -p 1,abc
+expect 1 "-p: an empty process id in '1,'" "$R" -o out.data -p 1,
+expect 1 "--no-jitter is for a fixed period" "$R" -o out.data -F 100 --no-jitter -- true
 expect 0 "" "$R" --help
 grep -q -- '--list-events' "$T/out" || fail "--help does not mention --list-events"
 expect 0 "" "$R" --list-events

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <zstd.h>
 
 #include "../../../perfdata/perfdata.h"
 
@@ -256,6 +257,30 @@ id_sample (struct bb *d, uint64_t id, uint64_t ip)
   p64 (&s, id), p64 (&s, ip), p32 (&s, 1), p32 (&s, 2), p64 (&s, 5);
   rec (d, SFDO_PERFDATA_SAMPLE, 2, &s);
   free (s.p);
+}
+
+/* STREAM compressed and cut into COMPRESSED (or COMPRESSED2) records of
+   at most CHUNK compressed bytes, appended to D.  */
+static inline void
+compress_into (struct bb *d, const struct bb *stream, size_t chunk, int v2)
+{
+  size_t cap = ZSTD_compressBound (stream->len);
+  uint8_t *z = malloc (cap);
+  size_t zn = ZSTD_compress (z, cap, stream->p, stream->len, 1);
+  assert_false (ZSTD_isError (zn));
+  for (size_t at = 0; at < zn; at += chunk)
+    {
+      struct bb body = { 0 };
+      size_t k = zn - at < chunk ? zn - at : chunk;
+      if (v2)
+        p64 (&body, k);
+      put (&body, z + at, k);
+      while (v2 && body.len % 8)
+        put (&body, "", 1);
+      rec (d, v2 ? 83 : 81, 0, &body);
+      free (body.p);
+    }
+  free (z);
 }
 
 /* N samples of IP|TID, ip = 8 * i.  */

@@ -4,33 +4,8 @@
  * sections and unknown records and features, truncation at every prefix,
  * and bad headers and records with their offsets.  */
 #include <unistd.h>
-#include <zstd.h>
 
 #include "perfdata_build.h"
-
-/* STREAM compressed and cut into COMPRESSED (or COMPRESSED2) records of
-   at most CHUNK compressed bytes, appended to D.  */
-static void
-compress_into (struct bb *d, const struct bb *stream, size_t chunk, int v2)
-{
-  size_t cap = ZSTD_compressBound (stream->len);
-  uint8_t *z = malloc (cap);
-  size_t zn = ZSTD_compress (z, cap, stream->p, stream->len, 1);
-  assert_false (ZSTD_isError (zn));
-  for (size_t at = 0; at < zn; at += chunk)
-    {
-      struct bb body = { 0 };
-      size_t k = zn - at < chunk ? zn - at : chunk;
-      if (v2)
-        p64 (&body, k);
-      put (&body, z + at, k);
-      while (v2 && body.len % 8)
-        put (&body, "", 1);
-      rec (d, v2 ? 83 : 81, 0, &body);
-      free (body.p);
-    }
-  free (z);
-}
 
 static void
 test_compressed (void **state)

@@ -2,7 +2,8 @@
  * reading its files back with the reader: attrs with ids and names,
  * MMAP2, COMM, FORK, EXIT and raw records with sample_id trailers,
  * samples with callchains, branch stacks and registers, build-ids,
- * FINISHED_ROUND; the temporary file and the rename; errors.  */
+ * FINISHED_ROUND; the temporary file and the rename; errors; which
+ * mapped files the samples fell in (count_samples), through forks.  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -323,6 +324,52 @@ test_errors (void **state)
   sfdo_perfdata_writer_abort (w);
 }
 
+/* Three files mapped by process 10; samples only in the second, some by
+   process 12, forked from 10 and mapping nothing itself, some kernel
+   samples elsewhere.  */
+static void
+test_count_samples (void **state)
+{
+  (void) state;
+  const char *path = temp_path ();
+  struct sfdo_perfdata_writer *w;
+  struct perf_event_attr a;
+  assert_int_equal (sfdo_perfdata_writer_open (path, &w, NULL), SFDO_OK);
+  make_attr (&a, 0);
+  uint64_t ids[1] = { 111 };
+  assert_int_equal (sfdo_perfdata_writer_add_attr (w, &a, sizeof a, "c:u",
+                                                   ids, 1, NULL), SFDO_OK);
+  static const char *const files[] = { "/bin/a", "/lib/b.so", "/lib/c.so" };
+  struct sfdo_perfdata_sample_id id = { 0, 10, 10, 1, 111, 0, 0 };
+  for (int i = 0; i < 3; i++)
+    {
+      struct sfdo_perfdata_mmap m = { .pid = 10, .tid = 10,
+                                      .addr = 0x400000 + 0x100000 * (uint64_t) i,
+                                      .len = 0x10000, .filename = files[i] };
+      assert_int_equal (sfdo_perfdata_write_mmap2 (w, 2, &m, &id, NULL),
+                        SFDO_OK);
+    }
+  struct sfdo_perfdata_task t = { 12, 10, 12, 10, 2 };
+  assert_int_equal (sfdo_perfdata_write_task (w, SFDO_PERFDATA_FORK, &t, &id,
+                                              NULL), SFDO_OK);
+  struct sfdo_perfdata_sample s;
+  memset (&s, 0, sizeof s);
+  s.id = 111, s.pid = s.tid = 10, s.ip = 0x500123;
+  for (int i = 0; i < 3; i++)
+    assert_int_equal (sfdo_perfdata_write_sample (w, 0, 2, &s, NULL), SFDO_OK);
+  s.pid = s.tid = 12, s.ip = 0x50f000;
+  assert_int_equal (sfdo_perfdata_write_sample (w, 0, 2, &s, NULL), SFDO_OK);
+  s.ip = 0x400000;              /* kernel mode: not counted */
+  assert_int_equal (sfdo_perfdata_write_sample (w, 0, 1, &s, NULL), SFDO_OK);
+  s.pid = s.tid = 99, s.ip = 0x600000;      /* nobody's mapping */
+  assert_int_equal (sfdo_perfdata_write_sample (w, 0, 2, &s, NULL), SFDO_OK);
+  assert_int_equal (sfdo_perfdata_writer_count_samples (w), 4);
+  assert_int_equal (sfdo_perfdata_writer_mapped (w, 0)->samples, 0);
+  assert_int_equal (sfdo_perfdata_writer_mapped (w, 1)->samples, 4);
+  assert_int_equal (sfdo_perfdata_writer_mapped (w, 2)->samples, 0);
+  sfdo_perfdata_writer_abort (w);
+}
+
 int
 main (void)
 {
@@ -330,6 +377,7 @@ main (void)
     cmocka_unit_test (test_round_trip),
     cmocka_unit_test (test_temporary_then_rename),
     cmocka_unit_test (test_errors),
+    cmocka_unit_test (test_count_samples),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
