@@ -7,6 +7,8 @@ echo "== profile library (bench/profile-bench.sh)"
 bench/profile-bench.sh
 echo "== sfdo-convert against create_gcov (bench/convert-bench.sh)"
 bench/convert-bench.sh
+echo "== minimum-cost flow solver time (bench/mcf-bench.sh)"
+bench/mcf-bench.sh
 echo "== plugin compile time (bench/plugin-compile-bench.sh)"
 bench/plugin-compile-bench.sh
 echo "== profile accuracy on the test programs (bench/overlap-bench.sh)"

@@ -41,24 +41,52 @@ parse_bytes (struct sfdo_profile *p, const uint8_t *data, size_t len,
   return rc;
 }
 
+/* A profile read from a pipe or device has no size to check lengths
+   against: it may not grow past this (save it to a file: files are
+   mapped, whatever their size).  */
+#define MAX_STREAM_BYTES (1ull << 30)
+
+/* Whether the first N bytes at P can begin a profile: a binary or AFDO
+   one, or text, which has no NUL byte.  Checked early, so that reading
+   /dev/zero or a binary stream stops at once.  */
+static int
+could_be_profile (const uint8_t *p, size_t n)
+{
+  return sfdo_profile_is_binary (p, n) || sfdo_profile_is_afdo (p, n)
+         || !memchr (p, 0, n);
+}
+
 static enum sfdo_errc
 read_stream (FILE *f, const char *path, uint8_t **out, size_t *len,
              struct sfdo_error *err)
 {
   size_t cap = 1 << 16, n = 0;
   uint8_t *buf = (uint8_t *) sfdo_xmalloc (cap);
+  enum sfdo_errc rc = SFDO_OK;
   for (;;)
     {
       size_t got = fread (buf + n, 1, cap - n, f);
       n += got;
-      if (n < cap)
+      if (n == (size_t) 1 << 16 && !could_be_profile (buf, n))
+        rc = sfdo_error_set (err, SFDO_E_BAD_MAGIC, path, SFDO_NO_OFFSET, 0,
+                             0, "not a profile: its first 64 KiB hold a NUL "
+                             "byte, which no text profile has, and no "
+                             "binary or AutoFDO header");
+      else if (n > MAX_STREAM_BYTES)
+        rc = sfdo_error_set (err, SFDO_E_RANGE, path, SFDO_NO_OFFSET, 0, 0,
+                             "more than %llu MiB from a pipe or device: save "
+                             "the profile to a file and read that",
+                             MAX_STREAM_BYTES >> 20);
+      if (rc != SFDO_OK || n < cap)
         break;
       sfdo_xgrow (&buf, &cap, cap + 1, 1);
     }
-  if (ferror (f))
+  if (rc == SFDO_OK && ferror (f))
+    rc = sfdo_error_sys (err, path, "cannot read");
+  if (rc != SFDO_OK)
     {
       free (buf);
-      return sfdo_error_sys (err, path, "cannot read");
+      return rc;
     }
   *out = buf;
   *len = n;

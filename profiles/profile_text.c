@@ -260,12 +260,19 @@ parse_header_line (struct text_reader *r)
     return SFDO_OK;             /* a comment that looks like a header */
   rc = take_string (r, value.s, (size_t) (value.end - value.s),
                     SFDO_STR_TOKEN, &id);
+  if (rc != SFDO_OK)
+    return rc;
   const char *text = sfdo_profile_str (p, id);
-  if (rc == SFDO_OK && KEY_IS ("build-id"))
-    sfdo_profile_add_build_id (p, text);
-  else if (rc == SFDO_OK && KEY_IS ("mode"))
-    sfdo_profile_add_mode (p, text);
-  else if (rc == SFDO_OK)
+  if (KEY_IS ("build-id") || KEY_IS ("mode"))
+    {
+      skip_spaces (&sp);
+      rc = expect_end (r, &sp);
+      if (rc == SFDO_OK && KEY_IS ("build-id"))
+        sfdo_profile_add_build_id (p, text);
+      else if (rc == SFDO_OK)
+        sfdo_profile_add_mode (p, text);
+    }
+  else
     {
       uint64_t period = 0, samples = 0;
       rc = expect (r, &sp, " period=");
@@ -280,8 +287,6 @@ parse_header_line (struct text_reader *r)
       if (rc == SFDO_OK)
         sfdo_profile_add_event (p, text, period, samples);
     }
-  else if (rc == SFDO_OK)
-    rc = expect_end (r, &sp);
 #undef KEY_IS
   return rc;
 }

@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../common/error.h"
+#include "../common/outfile.h"
 #include "profile.h"
 
 #ifndef SFDO_VERSION
@@ -42,8 +44,12 @@ static const char usage_text[] =
   "Every reader detects the encoding (text, binary, AutoFDO, LLVM text) by\n"
   "itself, so show, merge and convert take any of them too; PROFILE\n"
   "may be - for standard input.  Output goes to standard output or, with\n"
-  "-o, to OUT, written atomically.  Exit status: 0 success, 1 usage error,\n"
-  "2 bad input or I/O error.  The format is described in profiles/FORMAT.md.\n";
+  "-o, to OUT, written atomically.  OUT may be one of the inputs (merge -o\n"
+  "a.prof a.prof b.prof): every input is read whole before anything is\n"
+  "written, and OUT is replaced only once complete.  An option given twice\n"
+  "with different values, or two that exclude each other, is a usage\n"
+  "error.  Exit status: 0 success, 1 usage error, 2 bad input or I/O\n"
+  "error.  The format is described in profiles/FORMAT.md.\n";
 
 static int
 usage_error (const char *fmt, const char *arg)
@@ -61,6 +67,46 @@ report (const struct sfdo_error *err)
   fprintf (stderr, "sfdo-profile: error: %s\n",
            sfdo_error_format (err, buf, sizeof buf));
   return EXIT_INPUT;
+}
+
+/* An option that takes a value, given twice: the same value is fine,
+   another one a usage error (not a silent last-wins).  */
+static int
+set_once (const char **slot, const char *value, const char *option)
+{
+  if (*slot && strcmp (*slot, value) != 0)
+    {
+      fprintf (stderr, "sfdo-profile: %s given twice ('%s', then '%s')\n"
+               "Try 'sfdo-profile --help' for more information.\n", option,
+               *slot, value);
+      return EXIT_USAGE;
+    }
+  *slot = value;
+  return 0;
+}
+
+/* -o OUT: a file name, not a directory.  */
+static int
+check_output (const char *out)
+{
+  struct stat st;
+  if (!out)
+    return 0;
+  if (!*out)
+    return usage_error ("-o needs a file name, not an empty one%s", "");
+  if (strcmp (out, "-") != 0 && stat (out, &st) == 0 && S_ISDIR (st.st_mode))
+    return usage_error ("-o %s is a directory; name a file in it", out);
+  return 0;
+}
+
+/* --text or --binary (C is 't' or 'b') into *BINARY (-1: not yet).  */
+static int
+set_encoding (int c, int *binary)
+{
+  if (*binary >= 0 && *binary != (c == 'b'))
+    return usage_error ("--text and --binary exclude each other%s", "");
+  *binary = c == 'b';
+  return 0;
 }
 
 static int
@@ -164,6 +210,33 @@ show_body (struct sfdo_profile *p, const struct sfdo_prof_func *f, int depth)
     }
 }
 
+/* NAME is not in P as asked (of FILE, or external when FILE is NULL):
+   say which files have a static function of that name, if any.  */
+static int
+not_found (struct sfdo_profile *p, const char *name, const char *file)
+{
+  struct sfdo_error err;
+  size_t n = 0;
+  sfdo_error_clear (&err);
+  if (sfdo_profile_load_all (p, &err) != SFDO_OK)
+    return report (&err);
+  for (size_t i = 0; i < sfdo_profile_nfuncs (p); i++)
+    {
+      const struct sfdo_prof_func *f = sfdo_profile_func (p, i, NULL);
+      const char *ffile = sfdo_profile_str (p, f->file);
+      if (*ffile && strcmp (sfdo_profile_str (p, f->name), name) == 0)
+        fprintf (stderr, "%s%s", n++ ? ", " : "sfdo-profile: ", ffile);
+    }
+  if (n)
+    fprintf (stderr, " %s a static function '%s'%s; name its file with "
+             "--file FILE\n", n == 1 ? "has" : "have", name,
+             file ? "" : " (without --file, show looks for one with "
+                         "external linkage)");
+  fprintf (stderr, "sfdo-profile: function '%s'%s%s not in the profile\n",
+           name, file ? " of file " : "", file ? file : "");
+  return EXIT_INPUT;
+}
+
 static int
 show_function (struct sfdo_profile *p, const char *name, const char *file)
 {
@@ -173,11 +246,7 @@ show_function (struct sfdo_profile *p, const char *name, const char *file)
   if (!f && err.code)
     return report (&err);
   if (!f)
-    {
-      fprintf (stderr, "sfdo-profile: function '%s'%s%s not in the profile\n",
-               name, file ? " of file " : "", file ? file : "");
-      return EXIT_INPUT;
-    }
+    return not_found (p, name, file);
   printf ("%s: total %llu, head %llu", name, (unsigned long long) f->total,
           (unsigned long long) f->head);
   if (f->has_checksum)
@@ -197,18 +266,22 @@ cmd_show (int argc, char **argv)
     { 0, 0, 0, 0 }
   };
   uint64_t top = 10;
-  const char *function = NULL, *file = NULL;
+  const char *function = NULL, *file = NULL, *top_arg = NULL;
   for (int c; (c = getopt_long (argc, argv, "n:f:", opts, NULL)) != -1;)
-    if (c == 'n' && parse_count (optarg, &top) == 0)
-      ;
-    else if (c == 'n')
-      return usage_error ("--top needs a number, not '%s'", optarg);
-    else if (c == 'f')
-      function = optarg;
-    else if (c == 'F')
-      file = optarg;
-    else
-      return EXIT_USAGE;
+    {
+      int rc = EXIT_USAGE;
+      if (c == 'n' && !(rc = set_once (&top_arg, optarg, "--top"))
+          && parse_count (optarg, &top) != 0)
+        rc = usage_error ("--top needs a number, not '%s'", optarg);
+      else if (c == 'f')
+        rc = set_once (&function, optarg, "--function");
+      else if (c == 'F')
+        rc = set_once (&file, optarg, "--file");
+      if (rc)
+        return rc;
+    }
+  if (file && !function)
+    return usage_error ("--file names the file of --function NAME%s", "");
   if (optind + 1 != argc)
     return usage_error ("show needs exactly one PROFILE%s", "");
   struct sfdo_error err;
@@ -243,16 +316,18 @@ save (struct sfdo_profile *p, const char *out, int binary)
   return 0;
 }
 
-/* Parse "W,FILE" of --weighted-input.  */
+/* Parse "W,FILE" of --weighted-input (ARG is left intact).  */
 static int
-split_weighted (char *arg, uint64_t *weight, const char **file)
+split_weighted (const char *arg, uint64_t *weight, const char **file)
 {
-  char *comma = strchr (arg, ',');
-  if (!comma)
+  const char *comma = strchr (arg, ',');
+  char w[32];
+  if (!comma || comma == arg || (size_t) (comma - arg) >= sizeof w)
     return -1;
-  *comma = 0;
+  snprintf (w, sizeof w, "%.*s", (int) (comma - arg), arg);
   *file = comma + 1;
-  return parse_count (arg, weight) == 0 && *weight > 0 && **file ? 0 : -1;
+  return parse_count (w, weight) == 0 && *weight > 0 && **file
+         && **file != ',' ? 0 : -1;
 }
 
 static int
@@ -279,7 +354,7 @@ cmd_merge (int argc, char **argv)
     { 0, 0, 0, 0 }
   };
   const char *out = NULL;
-  int binary = 0, ninputs = 0, rc = 0;
+  int binary = -1, ninputs = 0, rc = 0;
   struct sfdo_profile *acc = sfdo_profile_new ();
   /* "-" first keeps inputs in order among the options.  */
   for (int c; rc == 0 && (c = getopt_long (argc, argv, "-o:w:", opts, NULL))
@@ -288,12 +363,13 @@ cmd_merge (int argc, char **argv)
       uint64_t weight = 1;
       const char *file = optarg;
       if (c == 'o')
-        out = optarg;
+        rc = set_once (&out, optarg, "-o");
       else if (c == 't' || c == 'b')
-        binary = c == 'b';
+        rc = set_encoding (c, &binary);
       else if (c == 'w' && split_weighted (optarg, &weight, &file) != 0)
-        rc = usage_error ("--weighted-input needs W,PROFILE with W > 0, "
-                          "not '%s'", optarg);
+        rc = usage_error ("--weighted-input needs W,PROFILE: a whole number "
+                          "W > 0, one comma, a file name (such as 3,a.prof),"
+                          " not '%s'", optarg);
       else if (c == 1 || c == 'w')
         {
           rc = merge_one (acc, file, weight);
@@ -305,7 +381,9 @@ cmd_merge (int argc, char **argv)
   if (rc == 0 && ninputs == 0)
     rc = usage_error ("merge needs at least one PROFILE%s", "");
   if (rc == 0)
-    rc = save (acc, out, binary);
+    rc = check_output (out);
+  if (rc == 0)
+    rc = save (acc, out, binary > 0);
   sfdo_profile_free (acc);
   return rc;
 }
@@ -322,17 +400,20 @@ cmd_convert (int argc, char **argv)
   const char *out = NULL;
   int binary = -1;
   for (int c; (c = getopt_long (argc, argv, "o:", opts, NULL)) != -1;)
-    if (c == 'o')
-      out = optarg;
-    else if (c == 't' || c == 'b')
-      binary = c == 'b';
-    else
-      return EXIT_USAGE;
+    {
+      int rc = c == 'o' ? set_once (&out, optarg, "-o")
+               : c == 't' || c == 'b' ? set_encoding (c, &binary)
+               : EXIT_USAGE;
+      if (rc)
+        return rc;
+    }
   if (binary < 0 && strcmp (argv[0], "import") != 0)
     return usage_error ("convert needs --text or --binary%s", "");
   binary = binary > 0;
   if (optind + 1 != argc)
     return usage_error ("convert needs exactly one PROFILE%s", "");
+  if (check_output (out))
+    return EXIT_USAGE;
   struct sfdo_error err;
   struct sfdo_profile *p;
   if (sfdo_profile_read (argv[optind], &p, &err) != SFDO_OK)
@@ -354,21 +435,31 @@ cmd_export (int argc, char **argv)
   const char *out = NULL;
   int format = 0;
   for (int c; (c = getopt_long (argc, argv, "o:", opts, NULL)) != -1;)
-    if (c == 'o')
-      out = optarg;
-    else if (c == 'l')
-      format = SFDO_EXPORT_LLVM;
-    else if (c == 'a' && (!optarg || (optarg[0] >= '1' && optarg[0] <= '3'
-                                      && !optarg[1])))
-      format = optarg ? optarg[0] - '0' : SFDO_EXPORT_AFDO2;
-    else if (c == 'a')
-      return usage_error ("--afdo takes version 1, 2 or 3, not '%s'", optarg);
-    else
-      return EXIT_USAGE;
+    {
+      int f = c == 'l' ? SFDO_EXPORT_LLVM
+              : c == 'a' && !optarg ? SFDO_EXPORT_AFDO2
+              : c == 'a' && optarg[0] >= '1' && optarg[0] <= '3' && !optarg[1]
+              ? optarg[0] - '0' : 0;
+      if (c == 'o' && set_once (&out, optarg, "-o"))
+        return EXIT_USAGE;
+      else if (c == 'a' && !f)
+        return usage_error ("--afdo takes version 1, 2 or 3, not '%s'",
+                            optarg);
+      else if (f && format && f != format)
+        return usage_error ("export writes one format: --afdo%s and --llvm "
+                            "(or two --afdo versions) exclude each other",
+                            "");
+      else if (c != 'o' && !f)
+        return EXIT_USAGE;
+      if (f)
+        format = f;
+    }
   if (!format)
     return usage_error ("export needs --afdo[=VERSION] or --llvm%s", "");
   if (optind + 1 != argc)
     return usage_error ("export needs exactly one PROFILE%s", "");
+  if (check_output (out))
+    return EXIT_USAGE;
   struct sfdo_error err;
   struct sfdo_profile *p;
   struct sfdo_export_report lost;
