@@ -8,12 +8,15 @@
 #include "symtab.h"
 
 #include <dwarf.h>
+#include <fcntl.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../common/xalloc.h"
 
@@ -76,6 +79,8 @@ struct sfdo_symtab {
   struct named_addr *names;     /* sorted by address */
   size_t nnames, cap_names;
   struct sfdo_symtab_stats stats;
+  char line_error[128];         /* libdw's word on the first line table
+                                   it could not read */
 };
 
 /* --- Reading DWARF ------------------------------------------------------ */
@@ -182,7 +187,12 @@ read_lines (struct sfdo_symtab *st, Dwarf_Die *cu)
   Dwarf_Lines *lines;
   size_t n;
   if (dwarf_getsrclines (cu, &lines, &n) != 0)
-    return;
+    {
+      if (!st->stats.line_tables_failed++)
+        snprintf (st->line_error, sizeof st->line_error, "%s",
+                  dwarf_errmsg (-1));
+      return;
+    }
   for (size_t i = 0; i < n; i++)
     {
       Dwarf_Line *l = dwarf_onesrcline (lines, i);
@@ -445,6 +455,83 @@ sfdo_symtab_call_name (const struct sfdo_symtab *st, uint64_t vaddr)
                                                          : NULL;
 }
 
+/* --- Checking the file first ----------------------------------------------- */
+
+/* Whether [OFF, +SIZE) lies within a file of FILE_SIZE bytes.  */
+static int
+within (uint64_t off, uint64_t size, uint64_t file_size)
+{
+  return off <= file_size && size <= file_size - off;
+}
+
+/* The first header table or section of ELF that the file's FILE_SIZE
+   bytes do not hold, for the message; NULL if all are there.  */
+static const char *
+cut_short (Elf *elf, uint64_t file_size, uint64_t *end)
+{
+  GElf_Ehdr eh;
+  size_t shstrndx = 0;
+  if (!gelf_getehdr (elf, &eh))
+    return "ELF header";
+  *end = eh.e_phoff + (uint64_t) eh.e_phnum * eh.e_phentsize;
+  if (!within (eh.e_phoff, (uint64_t) eh.e_phnum * eh.e_phentsize, file_size))
+    return "program headers";
+  *end = eh.e_shoff + (uint64_t) eh.e_shnum * eh.e_shentsize;
+  if (!within (eh.e_shoff, (uint64_t) eh.e_shnum * eh.e_shentsize, file_size))
+    return "section headers";
+  elf_getshdrstrndx (elf, &shstrndx);
+  for (Elf_Scn *scn = NULL; (scn = elf_nextscn (elf, scn));)
+    {
+      GElf_Shdr sh;
+      if (!gelf_getshdr (scn, &sh) || sh.sh_type == SHT_NOBITS
+          || within (sh.sh_offset, sh.sh_size, file_size))
+        continue;
+      const char *name = elf_strptr (elf, shstrndx, sh.sh_name);
+      *end = sh.sh_offset + sh.sh_size;
+      return name ? name : "a section";
+    }
+  return NULL;
+}
+
+/* PATH must be a whole ELF file: a directory, a non-ELF file or one cut
+   short say so, rather than what libdwfl would make of them.  */
+static enum sfdo_errc
+check_file (const char *path, struct sfdo_error *err)
+{
+  struct stat sb;
+  if (stat (path, &sb) != 0)
+    return sfdo_error_sys (err, path, "cannot open the binary");
+  if (S_ISDIR (sb.st_mode))
+    return sfdo_error_set (err, SFDO_E_USAGE, path, SFDO_NO_OFFSET, 0, 0,
+                           "is a directory: give the binary in it");
+  if (!S_ISREG (sb.st_mode))
+    return sfdo_error_set (err, SFDO_E_USAGE, path, SFDO_NO_OFFSET, 0, 0,
+                           "is not a regular file");
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return sfdo_error_sys (err, path, "cannot open the binary");
+  elf_version (EV_CURRENT);
+  Elf *elf = elf_begin (fd, ELF_C_READ, NULL);
+  enum sfdo_errc rc = SFDO_OK;
+  uint64_t end = 0;
+  const char *what;
+  if (!elf || elf_kind (elf) != ELF_K_ELF)
+    rc = sfdo_error_set (err, SFDO_E_BAD_MAGIC, path, SFDO_NO_OFFSET, 0, 0,
+                         "not an ELF file (%s)",
+                         sb.st_size ? "no ELF header" : "it is empty");
+  else if ((what = cut_short (elf, (uint64_t) sb.st_size, &end)))
+    rc = sfdo_error_set (err, SFDO_E_TRUNCATED, path, SFDO_NO_OFFSET, 0, 0,
+                         "the file is cut short: its %s end%s at %#llx, past "
+                         "its end at %#llx (an incomplete copy?)", what,
+                         strchr (what, ' ') ? "" : "s",
+                         (unsigned long long) end,
+                         (unsigned long long) sb.st_size);
+  if (elf)
+    elf_end (elf);
+  close (fd);
+  return rc;
+}
+
 /* --- Public --------------------------------------------------------------- */
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -458,6 +545,9 @@ sfdo_symtab_open (const char *path, struct sfdo_symtab **out,
                   struct sfdo_error *err)
 {
   *out = NULL;
+  enum sfdo_errc rc = check_file (path, err);
+  if (rc != SFDO_OK)
+    return rc;
   struct sfdo_symtab *st = (struct sfdo_symtab *) sfdo_xcalloc (1, sizeof *st);
   st->dwfl = dwfl_begin (&offline_callbacks);
   Dwfl_Module *mod = NULL;
@@ -484,6 +574,16 @@ sfdo_symtab_open (const char *path, struct sfdo_symtab **out,
   Dwarf *dw = dwfl_module_getdwarf (mod, &bias);
   if (dw)
     read_units (st, dw);
+  if (dw && st->nrows == 0 && st->stats.line_tables_failed)
+    {
+      sfdo_error_set (err, SFDO_E_MALFORMED, path, SFDO_NO_OFFSET, 0, 0,
+                      "its DWARF line tables cannot be read: %s (in %zu of "
+                      "%zu compile units); the debug information is damaged",
+                      st->line_error, st->stats.line_tables_failed,
+                      st->stats.compile_units);
+      sfdo_symtab_free (st);
+      return SFDO_E_MALFORMED;
+    }
   if (!dw || st->nrows == 0)
     {
       sfdo_error_set (err, SFDO_E_MALFORMED, path, SFDO_NO_OFFSET, 0, 0,

@@ -93,6 +93,8 @@ int sfdo_symtab_function_range (const struct sfdo_symtab *st, uint64_t vaddr,
 /* Counts of what was read, for --stats and tests.  */
 struct sfdo_symtab_stats {
   size_t compile_units, line_rows, scopes, intervals;
+  size_t line_tables_failed;    /* compile units whose line table libdw
+                                   could not read */
   unsigned dwarf_min_version, dwarf_max_version;
 };
 void sfdo_symtab_stats (const struct sfdo_symtab *st,

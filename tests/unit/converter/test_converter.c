@@ -5,7 +5,8 @@
  * direct call targets, undecodable bytes) and symtab.h (a small C file
  * compiled here with gcc -O2 -g: inline stacks of a static inline function
  * inlined twice, call lines, declaration lines, discriminators, function
- * ranges, file offsets, build-id, and files that are not ELF).  */
+ * ranges, file offsets, build-id, and files that are not ELF, are
+ * directories, empty, cut short, or have a damaged line table).  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -677,6 +678,20 @@ test_symtab_function_range_and_facts (void **state)
   sfdo_symtab_free (st);
 }
 
+/* Opening PATH fails with CODE and a message holding WHAT.  */
+static void
+expect_rejected (const char *path, enum sfdo_errc code, const char *what)
+{
+  struct sfdo_symtab *st = (struct sfdo_symtab *) 1;
+  struct sfdo_error err;
+  sfdo_error_clear (&err);
+  assert_int_equal (sfdo_symtab_open (path, &st, &err), code);
+  assert_null (st);
+  assert_string_equal (err.path, path);
+  if (!strstr (err.msg, what))
+    fail_msg ("%s: '%s' does not say '%s'", path, err.msg, what);
+}
+
 static void
 test_symtab_rejects_what_is_not_usable (void **state)
 {
@@ -709,6 +724,28 @@ test_symtab_rejects_what_is_not_usable (void **state)
   assert_null (st);
   assert_non_null (strstr (err.msg, "-g"));
   sfdo_symtab_free (NULL);
+
+  /* A directory, an empty file, a copy cut short: each said as such, not
+     as a missing -g or an invalid file descriptor.  */
+  expect_rejected (fx->dir, SFDO_E_USAGE, "is a directory");
+  snprintf (path, sizeof path, "%s/empty", fx->dir);
+  fclose (fopen (path, "w"));
+  expect_rejected (path, SFDO_E_BAD_MAGIC, "empty");
+  snprintf (path, sizeof path, "%s/cut", fx->dir);
+  snprintf (cmd, sizeof cmd, "head -c 3000 %s > %s", fx->bin, path);
+  assert_int_equal (system (cmd), 0);
+  expect_rejected (path, SFDO_E_TRUNCATED, "cut short");
+
+  /* A line table libdw cannot read: its version word overwritten.  */
+  char bigcmd[1024];
+  snprintf (path, sizeof path, "%s/badline", fx->dir);
+  snprintf (bigcmd, sizeof bigcmd,
+            "cp %s %s && off=$(readelf -S -W %s | awk '$2 == \".debug_line\" "
+            "{ print $5 }') && printf '\\377\\377\\377\\377\\143\\000' | "
+            "dd of=%s bs=1 seek=$(printf %%d 0x$off) conv=notrunc 2>/dev/null",
+            fx->bin, path, path, path);
+  assert_int_equal (system (bigcmd), 0);
+  expect_rejected (path, SFDO_E_MALFORMED, "line tables cannot be read");
 }
 
 int
