@@ -10,9 +10,13 @@
 #   6. check the rebuilt program prints exactly what the -O2 one prints
 #   7. time both, interleaved, and compare medians
 #
-# Stages not built yet (sfdo-convert: issue #3, samplefdo.so: issue #4) are
-# reported and end the run early, successfully. Everything goes to demo-out/
+# Every step must run: a tool that is missing or does not work fails the
+# demo loudly (exit 1), naming the step. Everything goes to demo-out/
 # (git-ignored).
+#
+# Under pipefail, a pipe into a reader that stops early (grep -q, head)
+# kills its writer with SIGPIPE and fails the pipe at random, so output
+# that is searched or cut goes through a file first.
 #
 # Environment:
 #   SFDO_BUILD       where make put the tools (default build)
@@ -20,8 +24,8 @@
 #                    cpu-clock:u on a machine without a hardware PMU)
 #   SFDO_DEMO_RUNS   timed runs of each build in step 7 (default 5)
 #
-# Exit status: 0 the pipeline ran as far as it is built; 1 a step failed
-# (perf cannot sample here, a tool failed, the outputs differ).
+# Exit status: 0 every step ran; 1 a step failed or could not run (perf
+# cannot sample here, a tool is missing or failed, the outputs differ).
 
 set -euo pipefail
 
@@ -82,13 +86,10 @@ fail() {
 trap 'fail "line $LINENO: exit $? from: $BASH_COMMAND"' ERR
 set -E
 
-# not_built STAGE ISSUE: the pipeline cannot go further yet.
-not_built() {
-    printf 'step %d: %s: not built yet (issue %s); the pipeline stops here\n' \
-           "$step_no" "$1" "$2"
-    done_step "not built yet (issue $2)"
-    print_summary
-    exit 0
+# need_tool PATH WHAT: fail the step unless make built PATH.
+need_tool() {
+    [[ -x $1 || ( $1 == *.so && -f $1 ) ]] ||
+        fail "$1 ($2) is missing" "run make all (make demo builds it first)"
 }
 
 # run_timed CMD...: run CMD with its output discarded; print its wall-clock
@@ -138,8 +139,11 @@ esac
 say "$samples samples of $perf_event, one every $perf_period $unit" \
     "top functions (share of samples, self only):"
 perf report -i "$OUT/perf.data" --stdio --no-children --sort sym -g none \
-        --percent-limit 1 2>/dev/null |
-    grep -v -e '^#' -e '^[[:space:]]*$' | head -n 8 | sed 's/^/    /'
+        --percent-limit 1 >"$OUT/perf-report.txt" 2>/dev/null ||
+    fail "perf report cannot read $OUT/perf.data"
+grep -v -e '^#' -e '^[[:space:]]*$' "$OUT/perf-report.txt" >"$OUT/perf-top.txt" ||
+    true   # no line above the limit is no error
+head -n 8 "$OUT/perf-top.txt" | sed 's/^/    /'
 lost=$(perf report -i "$OUT/perf.data" --stats 2>/dev/null |
        awk '/LOST(_SAMPLES)? events:/ { n += $3 } END { print n + 0 }')
 ((lost == 0)) || say "warning: perf lost $lost records; use a larger period"
@@ -147,7 +151,7 @@ done_step "$samples samples of $perf_event in $OUT/perf.data"
 
 # --- 3 ----------------------------------------------------------------------
 step "convert the samples to a source-line profile"
-[[ -x $CONVERT ]] || not_built "sfdo-convert" "#3"
+need_tool "$CONVERT" "sfdo-convert"
 convert=("$CONVERT" "$OUT/perf.data" "$OUT/demo" -o "$OUT/demo.prof")
 say "${convert[*]}"
 indent "${convert[@]}" ||
@@ -157,28 +161,24 @@ done_step "wrote $OUT/demo.prof ($(wc -c <"$OUT/demo.prof") bytes)"
 
 # --- 4 ----------------------------------------------------------------------
 step "show the profile"
-if [[ -x $PROFILE_TOOL ]]; then
-    say "$PROFILE_TOOL show $OUT/demo.prof (first 40 lines)"
-    "$PROFILE_TOOL" show "$OUT/demo.prof" >"$OUT/demo.prof.txt" ||
-        fail "sfdo-profile show failed"
-    head -n 40 "$OUT/demo.prof.txt" | sed 's/^/    /'
-    lines=$(wc -l <"$OUT/demo.prof.txt")
-    ((lines <= 40)) || say "... $((lines - 40)) more lines in $OUT/demo.prof.txt"
-    done_step "shown; full text in $OUT/demo.prof.txt"
-else
-    say "$PROFILE_TOOL is missing (make all builds it); going on without it"
-    done_step "skipped: $PROFILE_TOOL missing"
-fi
+need_tool "$PROFILE_TOOL" "sfdo-profile"
+say "$PROFILE_TOOL show $OUT/demo.prof (first 40 lines)"
+"$PROFILE_TOOL" show "$OUT/demo.prof" >"$OUT/demo.prof.txt" ||
+    fail "sfdo-profile show failed"
+head -n 40 "$OUT/demo.prof.txt" | sed 's/^/    /'
+lines=$(wc -l <"$OUT/demo.prof.txt")
+((lines <= 40)) || say "... $((lines - 40)) more lines in $OUT/demo.prof.txt"
+done_step "shown; full text in $OUT/demo.prof.txt"
 
 # --- 5 ----------------------------------------------------------------------
 step "rebuild with the profile"
-# An empty plugin/ still links a shared object; only a real plugin has this.
-if [[ ! -f $PLUGIN ]]; then
-    not_built "samplefdo.so GCC plugin" "#4"
-elif ! nm -D --defined-only "$PLUGIN" 2>/dev/null | grep -qw plugin_init; then
-    say "$PLUGIN exists but defines no plugin_init, so it is an empty shell"
-    not_built "samplefdo.so GCC plugin" "#4"
-fi
+need_tool "$PLUGIN" "the GCC plugin"
+# A shared object that is no GCC plugin would make gcc fail obscurely.
+nm -D --defined-only "$PLUGIN" >"$OUT/plugin-symbols.txt" 2>&1 ||
+    fail "nm cannot read $PLUGIN: $(head -n 1 "$OUT/plugin-symbols.txt")"
+grep -qw plugin_init "$OUT/plugin-symbols.txt" ||
+    fail "$PLUGIN defines no plugin_init: it is not a GCC plugin" \
+         "rebuild it: make all"
 rebuild=(gcc "${CFLAGS[@]}" "-fplugin=$PLUGIN"
          "-fplugin-arg-samplefdo-profile=$OUT/demo.prof"
          examples/demo.c -o "$OUT/demo-fdo")

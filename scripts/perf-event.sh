@@ -84,7 +84,7 @@ probe() {
             >/dev/null 2>"$work/probe.err"; then
         return 1
     fi
-    probe_got=$(perf evlist -i "$work/probe.data" 2>/dev/null | head -n 1)
+    probe_got=$(perf evlist -i "$work/probe.data" 2>/dev/null | sed -n 1p)
     [[ ${probe_got%%:*} == "${event%%:*}" ]] || return 1
     [[ -n $(perf script -i "$work/probe.data" -F ip 2>/dev/null | head -n 1) ]]
 }
