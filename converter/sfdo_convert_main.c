@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../common/error.h"
@@ -144,8 +145,15 @@ check_output (const char *option, const char *out, char **inputs, int n)
 {
   if (!out)
     return 0;
+  struct stat st;
   if (!*out)
     return usage_error ("%s needs a file name, not an empty one", option);
+  if (strcmp (out, "-") != 0 && stat (out, &st) == 0 && S_ISDIR (st.st_mode))
+    {
+      fprintf (stderr, "sfdo-convert: %s %s is a directory; name a file in "
+               "it\n", option, out);
+      return EXIT_USAGE;
+    }
   for (int i = 0; i < n; i++)
     if (strcmp (out, "-") != 0 && sfdo_same_file (out, inputs[i]))
       {
