@@ -1,9 +1,10 @@
 /* profiles/profile_afdo.c - GCC's AutoFDO profile ("gcov" AFDO), in and out.
  *
- * The layout (shared/background/autofdo-and-gcc-internals.md 1.5): a gcda
- * header, a name table, then top-level function instances, each a head
- * count and a tree of instances whose positions pack (line offset << 16 |
- * discriminator) and carry indirect-call targets.  Version 1 (GCC <= 11,
+ * The layout (what GCC's gcc/auto-profile.cc reads and the AutoFDO tool's
+ * profile_writer.cc writes): a gcda header, a name table, then top-level
+ * function instances, each a head count and a tree of instances whose
+ * positions pack (line offset << 16 | discriminator) and carry
+ * indirect-call targets.  Version 1 (GCC <= 11,
  * and Debian's create_gcov, which stamps 0x3430372a) pads strings to
  * words; version 2 (GCC 12 to 15) counts them in bytes; version 3 (GCC 16)
  * adds a summary, a file table indexed per name and a timestamp per
