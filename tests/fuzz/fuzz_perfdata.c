@@ -2,7 +2,10 @@
  *
  * Every input is read from memory and, through a memory file, as a
  * stream that stops the walk every 3 records and resumes it; both must
- * agree (same result, same records).  Every array a
+ * agree (same result, same records).  Read a third time with
+ * SFDO_PERFDATA_SKIP_BAD, a file that opens must then be walked to its end
+ * without an error, whatever its records, and deliver at least the
+ * records the strict walk delivered before its error.  Every array a
  * delivered record points to is read in full, so ASan sees any bound the
  * reader got wrong.  A rejection must name a byte offset inside the
  * input.  Seeds in tests/fuzz/corpus/perfdata: perf 6.1 recordings made
@@ -101,6 +104,30 @@ read_all (enum sfdo_errc rc, struct sfdo_perfdata *pd, struct sum *s,
   return rc;
 }
 
+/* With SKIP_BAD, an input that opens reads to its end: no error but an
+   I/O one, and no fewer records than STRICT, the strict walk, saw.  */
+static void
+check_skipping (const uint8_t *data, size_t size, const struct sum *strict)
+{
+  struct sfdo_error e;
+  struct sfdo_perfdata *pd;
+  struct sum s = { 0, 0, 0 };
+  sfdo_error_clear (&e);
+  enum sfdo_errc rc = sfdo_perfdata_open_mem_flags (data, size, "fuzz",
+                                                    SFDO_PERFDATA_SKIP_BAD,
+                                                    &pd, &e);
+  if (rc != SFDO_OK)
+    return;
+  rc = read_all (rc, pd, &s, &e, size);
+  if (rc != SFDO_OK || s.records < strict->records)
+    {
+      fprintf (stderr, "skipping bad records: %d after %llu records (strict:"
+               " %llu): %s\n", rc, (unsigned long long) s.records,
+               (unsigned long long) strict->records, e.msg);
+      abort ();
+    }
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -129,5 +156,6 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
                r1, r2, e1.msg, e2.msg);
       abort ();
     }
+  check_skipping (data, size, &s1);
   return 0;
 }
