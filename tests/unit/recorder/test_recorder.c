@@ -289,8 +289,20 @@ test_build_id (void **state)
   assert_int_equal (sfdo_rec_elf_build_id ("/proc/self/status", id), 0);
 }
 
-/* Build-ids of mapped files: taken from the file when its inode is the
-   mapped one, skipped when the name now holds another file.  */
+/* A user-space sample of process PID at IP, of the one event of W.  */
+static void
+sample_at (struct sfdo_perfdata_writer *w, uint32_t pid, uint64_t ip)
+{
+  struct sfdo_perfdata_sample s;
+  memset (&s, 0, sizeof s);
+  s.pid = s.tid = pid;
+  s.ip = ip;
+  assert_int_equal (sfdo_perfdata_write_sample (w, 0, 2, &s, NULL), SFDO_OK);
+}
+
+/* Build-ids of mapped files that were sampled: taken from the file when
+   its inode is the mapped one, skipped when the name now holds another
+   file, and for a file no sample fell in (as perf record does).  */
 static void
 test_add_build_ids (void **state)
 {
@@ -299,21 +311,36 @@ test_add_build_ids (void **state)
   ssize_t n = readlink ("/proc/self/exe", exe, sizeof exe - 1);
   assert_true (n > 0);
   exe[n] = 0;
-  struct stat st;
+  struct stat st, other;
   assert_int_equal (stat (exe, &st), 0);
+  assert_int_equal (stat ("/bin/true", &other), 0);
   snprintf (path, sizeof path, "/tmp/sfdo-test-bids.%d.data", (int) getpid ());
   struct sfdo_perfdata_writer *w;
   assert_int_equal (sfdo_perfdata_writer_open (path, &w, NULL), SFDO_OK);
+  struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof a,
+                               .sample_period = 1000,
+                               .sample_type = PERF_SAMPLE_IP
+                                              | PERF_SAMPLE_TID };
+  assert_int_equal (sfdo_perfdata_writer_add_attr (w, &a, sizeof a, "c",
+                                                   NULL, 0, NULL), SFDO_OK);
   struct sfdo_perfdata_mmap m = { .pid = 1, .tid = 1, .addr = 0x1000,
                                   .len = 0x1000, .ino = st.st_ino,
                                   .filename = exe };
   assert_int_equal (sfdo_perfdata_write_mmap2 (w, 2, &m, NULL, NULL), SFDO_OK);
+  m.pid = m.tid = 2;
   m.filename = "/bin/sh";       /* not the inode that was mapped */
   m.ino = 1;
   assert_int_equal (sfdo_perfdata_write_mmap2 (w, 2, &m, NULL, NULL), SFDO_OK);
+  m.pid = m.tid = 3;
   m.filename = "[vdso]";
   assert_int_equal (sfdo_perfdata_write_mmap2 (w, 2, &m, NULL, NULL), SFDO_OK);
-  assert_int_equal (sfdo_perfdata_writer_nmapped (w), 3);
+  m.pid = m.tid = 4;
+  m.filename = "/bin/true";     /* the very file, but never sampled */
+  m.ino = other.st_ino;
+  assert_int_equal (sfdo_perfdata_write_mmap2 (w, 2, &m, NULL, NULL), SFDO_OK);
+  for (uint32_t pid = 1; pid <= 3; pid++)
+    sample_at (w, pid, 0x1800);
+  assert_int_equal (sfdo_perfdata_writer_nmapped (w), 4);
   assert_int_equal (sfdo_rec_add_build_ids (w), 1);
   sfdo_perfdata_writer_abort (w);
 }
