@@ -17,8 +17,11 @@
 #     converts the rest, saying how many it skipped and where;
 #   a recording whose header was never finished (a killed perf): said as
 #     such; --skip-bad-records reads its records;
-#   an empty file, a directory as PERF.DATA or as BINARY, a binary cut
-#     short: each said as such.
+#   an empty file, /dev/zero, a directory as PERF.DATA or as BINARY, a
+#     binary cut short: each said as such;
+#   an MMAP2 record carrying an empty build-id: matched by name, not by
+#     garbage (under valgrind memcheck when installed: hex() of an empty
+#     build-id left its string unterminated).
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -115,4 +118,36 @@ run dir-data 2 "outdir: is a directory, not a perf.data" outdir ./prog
 run dir-bin 2 "outdir: is a directory" rec.data outdir
 head -c 3000 prog >cut
 run cut-bin 2 "cut: the file is cut short" rec.data ./cut
+run devzero 2 "/dev/zero\+0x0: not a perf.data" /dev/zero ./prog
+
+# The program's MMAP2 records say they carry a build-id, of size 0; the
+# binary is given under another path, so matching tries the build-id
+# before the name.
+python3 - rec.data emptyid.data "$PWD/prog" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+pos, size = struct.unpack_from('<QQ', d, 40)
+end, n = pos + size, 0
+while pos < end:
+    typ, misc, sz = struct.unpack_from('<IHH', d, pos)
+    name = bytes(d[pos + 72:pos + sz]).split(b'\0')[0]
+    if typ == 10 and name == sys.argv[3].encode():
+        struct.pack_into('<H', d, pos + 4, misc | 1 << 14)
+        d[pos + 8 + 32] = 0
+        n += 1
+    pos += sz
+assert n, 'no MMAP2 of the program'
+open(sys.argv[2], 'wb').write(d)
+PY
+mkdir again
+cp prog again/prog
+memcheck=()
+if command -v valgrind >/dev/null 2>&1; then
+    memcheck=(valgrind -q --error-exitcode=99)
+fi
+status=0
+${memcheck[@]+"${memcheck[@]}"} "$C" -o emptyid.prof emptyid.data again/prog \
+    >emptyid.out 2>emptyid.err || status=$?
+((status == 0)) || fail "emptyid: exit $status: $(head -n 5 emptyid.err)"
+[[ -s emptyid.prof ]] || fail "emptyid: no profile"
 echo "$TEST_NAME: no data lost, every misuse said as such"
