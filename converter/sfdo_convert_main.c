@@ -400,6 +400,40 @@ read_input (struct sfdo_converter *cv, struct sfdo_perfdata *pd,
   return rc;
 }
 
+/* How far a conversion got.  */
+enum stage { FAILED_READING, FAILED_BUILDING, FAILED_WRITING, DONE };
+
+/* Read, build and write as O says, into *CV, *PD and *P (the caller frees
+   them).  */
+static enum stage
+convert (const struct options *o, char **inputs, size_t ninputs,
+         struct sfdo_converter **cv, struct sfdo_perfdata **pd,
+         struct sfdo_profile **p, struct sfdo_error *err)
+{
+  int progress = !o->quiet && isatty (2);
+  enum sfdo_errc rc = sfdo_converter_new (&o->convert,
+                                          (const char *const *) inputs + 1,
+                                          ninputs - 1, cv, err);
+  if (rc == SFDO_OK)
+    rc = open_input (inputs[0], o->skip_bad, pd, err);
+  if (rc == SFDO_OK)
+    rc = read_input (*cv, *pd, inputs[0], progress, err);
+  if (progress)
+    fputs ("\r\033[K", stderr);
+  if (rc != SFDO_OK)
+    return FAILED_READING;
+  if (sfdo_converter_build (*cv, p, err) != SFDO_OK)
+    {
+      if (!err->path[0])
+        snprintf (err->path, sizeof err->path, "%s", inputs[0]);
+      return FAILED_BUILDING;
+    }
+  if ((o->lbr_dump && dump_lbr (*cv, o->lbr_dump, err) != SFDO_OK)
+      || save (*p, o, err) != SFDO_OK)
+    return FAILED_WRITING;
+  return DONE;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -412,31 +446,18 @@ main (int argc, char **argv)
   struct sfdo_converter *cv = NULL;
   struct sfdo_perfdata *pd = NULL;
   struct sfdo_profile *p = NULL;
-  int progress = !o.quiet && isatty (2);
-  int built = 0;
-  if (sfdo_converter_new (&o.convert, (const char *const *) argv + optind + 1,
-                          (size_t) (argc - optind - 1), &cv, &err) != SFDO_OK
-      || open_input (argv[optind], o.skip_bad, &pd, &err) != SFDO_OK
-      || read_input (cv, pd, argv[optind], progress, &err) != SFDO_OK
-      || !(built = 1)
-      || sfdo_converter_build (cv, &p, &err) != SFDO_OK
-      || (o.lbr_dump && dump_lbr (cv, o.lbr_dump, &err) != SFDO_OK)
-      || save (p, &o, &err) != SFDO_OK)
-    {
-      if (built && !p && !err.path[0])
-        snprintf (err.path, sizeof err.path, "%s", argv[optind]);
-      rc = report (&err);
-    }
-  if (progress)
-    fputs ("\r\033[K", stderr);
+  enum stage stage = convert (&o, argv + optind, (size_t) (argc - optind),
+                              &cv, &pd, &p, &err);
+  if (stage != DONE)
+    rc = report (&err);
   if (pd)
     report_skipped (pd);
-  if (rc && !o.skip_bad && (err.code == SFDO_E_MALFORMED
-                            || err.code == SFDO_E_TRUNCATED)
-      && err.offset != SFDO_NO_OFFSET && !built)
+  if (stage == FAILED_READING && !o.skip_bad
+      && (err.code == SFDO_E_MALFORMED || err.code == SFDO_E_TRUNCATED)
+      && err.offset != SFDO_NO_OFFSET)
     fprintf (stderr, "sfdo-convert: hint: --skip-bad-records skips what "
              "cannot be decoded and converts the rest\n");
-  if (built && !p && cv && sfdo_converter_stats (cv)->samples
+  if (stage == FAILED_BUILDING && sfdo_converter_stats (cv)->samples
       && !sfdo_converter_stats (cv)->used)
     report_misses (cv, pd);
   if (cv && o.stats)
