@@ -13,6 +13,7 @@
 #                            another file), as --help says
 #   /dev/zero as a profile   exit 2 at once, 'not a profile' (used to read
 #                            until memory ran out)
+#   -o under umask 027       a file of mode 640 (was 0644 whatever the umask)
 #   header junk: a bad build-id or mode value, junk after one: exit 2 with
 #                            its line; under valgrind memcheck (when
 #                            installed) no uninitialised value is used
@@ -66,6 +67,11 @@ run merge-onto-input 0 "" merge -o a.prof a.prof b.prof
 cmp -s a.prof c.prof || fail "merge -o a.prof a.prof b.prof differs from merging into c.prof"
 
 run devzero 2 "/dev/zero: not a profile" show /dev/zero
+
+# An output gets the mode of a new file under the umask (was always 0644).
+(umask 027 && "$P" convert --text -o masked.prof a.prof)
+[[ $(stat -c %a masked.prof) == 640 ]] ||
+    fail "-o under umask 027 made a file of mode $(stat -c %a masked.prof), not 640"
 
 # Header values a profile cannot hold, and junk after them.
 memcheck=()

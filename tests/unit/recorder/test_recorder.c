@@ -21,6 +21,7 @@
 
 #include "../../../recorder/events.h"
 #include "../../../recorder/procsynth.h"
+#include "../../../recorder/record.h"
 #include "../../../recorder/sampler.h"
 
 static struct sfdo_rec_caps
@@ -345,6 +346,54 @@ test_add_build_ids (void **state)
   sfdo_perfdata_writer_abort (w);
 }
 
+static void
+collect_note (const char *msg, void *ctx)
+{
+  (*(int *) ctx)++;
+  assert_true (msg[0] != 0);
+}
+
+/* The library prints nothing: a recording that cannot start returns its
+   error (and notes go to the callback), stderr stays empty.  */
+static void
+test_run_returns_errors (void **state)
+{
+  (void) state;
+  char *const command[] = { (char *) "true", NULL };
+  struct sfdo_rec_options o;
+  memset (&o, 0, sizeof o);
+  o.output = "/nonexistent-dir/out.data";
+  o.jitter = 1;
+  o.mmap_pages = 8;
+  o.command = command;
+  int notes = 0;
+  o.note = collect_note;
+  o.note_ctx = &notes;
+  char path[64];
+  snprintf (path, sizeof path, "/tmp/sfdo-test-stderr.%d", (int) getpid ());
+  fflush (stderr);
+  int saved = dup (2);
+  FILE *f = fopen (path, "w+");
+  assert_non_null (f);
+  dup2 (fileno (f), 2);
+  struct sfdo_rec_result res;
+  int status = sfdo_rec_run (&o, &res);
+  fflush (stderr);
+  dup2 (saved, 2);
+  close (saved);
+  struct stat st;
+  assert_int_equal (fstat (fileno (f), &st), 0);
+  long printed = (long) st.st_size;
+  fclose (f);
+  unlink (path);
+  assert_int_equal (status, SFDO_REC_EXIT_FAILED);
+  assert_int_equal (res.status, SFDO_REC_EXIT_FAILED);
+  assert_int_not_equal (res.err.code, SFDO_OK);
+  assert_non_null (strstr (res.err.path, "/nonexistent-dir/out.data"));
+  assert_false (res.written);
+  assert_int_equal (printed, 0);
+}
+
 int
 main (void)
 {
@@ -360,6 +409,7 @@ main (void)
     cmocka_unit_test (test_prepare_attr),
     cmocka_unit_test (test_build_id),
     cmocka_unit_test (test_add_build_ids),
+    cmocka_unit_test (test_run_returns_errors),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
