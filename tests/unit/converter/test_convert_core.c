@@ -15,7 +15,9 @@
  *   match.h finds binaries by path, base name and build-id, and resolves
  *   addresses; a recorded build-id that differs is refused unless forced;
  *   samples written before the mmap of their code still count;
- *   the LBR dump lists runs and branches with their counts.  */
+ *   the LBR dump lists runs and branches with their counts;
+ *   a recording none of whose samples fell in the binaries given is an
+ *   error naming them and their build-ids, not an empty profile.  */
 #include "core_fixture.h"
 
 #include "../../../converter/match.h"
@@ -334,6 +336,34 @@ test_lbr_dump_lists_runs_and_branches (void **state)
   sfdo_converter_free (cv);
 }
 
+static void
+test_no_sample_in_the_binaries_is_an_error (void **state)
+{
+  struct core *c = *state;
+  struct core_data d;
+  core_data_start (c, &d, "unrelated.data", &EV_CLOCK, 1);
+  core_data_mmap (&d, c->bin);
+  for (int i = 0; i < 3; i++)
+    core_data_sample (&d, 0, c->straight, NULL);
+  core_data_finish (&d);
+  /* The -O0 build of the same source, under another name: not what ran.  */
+  const char *bins[] = { c->other };
+  struct core_result r = core_convert (d.path, bins, 1, NULL);
+  assert_int_equal (r.rc, SFDO_E_MALFORMED);
+  assert_null (r.p);
+  assert_non_null (strstr (r.err.msg, "none of its 3 samples"));
+  assert_non_null (strstr (r.err.msg, "other (build-id "));
+  assert_int_equal (r.stats.other_file, 3);
+
+  core_data_start (c, &d, "no-samples.data", &EV_CLOCK, 1);
+  core_data_mmap (&d, c->bin);
+  core_data_finish (&d);
+  bins[0] = c->bin;
+  r = core_convert (d.path, bins, 1, NULL);
+  assert_int_equal (r.rc, SFDO_E_MALFORMED);
+  assert_non_null (strstr (r.err.msg, "no samples"));
+}
+
 int
 main (void)
 {
@@ -349,6 +379,7 @@ main (void)
     cmocka_unit_test (test_recorded_build_id_that_differs_is_refused),
     cmocka_unit_test (test_samples_before_their_mmap_count),
     cmocka_unit_test (test_lbr_dump_lists_runs_and_branches),
+    cmocka_unit_test (test_no_sample_in_the_binaries_is_an_error),
   };
   return cmocka_run_group_tests_name ("convert core", tests, core_setup,
                                       core_teardown);
