@@ -75,7 +75,9 @@ static const char usage_text[] =
   "Outputs are never written onto an input: -o or --lbr-dump naming\n"
   "PERF.DATA or a BINARY (also through a link) is refused.  A recording\n"
   "none of whose samples fell in the BINARY files is an error (exit 2) that\n"
-  "lists the build-ids it has; the output is left as it was.\n"
+  "lists the build-ids it has; the output is left as it was.  An option\n"
+  "given twice with different values, or two that exclude each other, is\n"
+  "a usage error.\n"
   "\n"
   "Exit status: 0 success, 1 usage error, 2 bad input or I/O error.\n";
 
@@ -187,6 +189,40 @@ check_options (const struct options *o, char **inputs, int n)
   return rc ? rc : check_output ("--lbr-dump", o->lbr_dump, inputs, n);
 }
 
+/* The long name of option C, for messages ("-o" for -o).  */
+static const char *
+option_name (const struct option *opts, int c)
+{
+  static char buf[40];
+  if (c == 'o')
+    return "-o";
+  for (; opts->name; opts++)
+    if (opts->val == c)
+      {
+        snprintf (buf, sizeof buf, "--%s", opts->name);
+        return buf;
+      }
+  return "an option";
+}
+
+/* Option C with optarg, given before (GIVEN[C]) with another value: say
+   so (not a silent last-wins) and return 1; else remember it.  */
+static int
+given_twice (const struct option *opts, const char **given, int c)
+{
+  if (!optarg || c <= 0 || c >= 128)
+    return 0;
+  if (given[c] && strcmp (given[c], optarg) != 0)
+    {
+      fprintf (stderr, "sfdo-convert: %s given twice ('%s', then '%s')\n"
+               "Try 'sfdo-convert --help' for more information.\n",
+               option_name (opts, c), given[c], optarg);
+      return 1;
+    }
+  given[c] = optarg;
+  return 0;
+}
+
 static int
 parse_options (int argc, char **argv, struct options *o)
 {
@@ -209,46 +245,52 @@ parse_options (int argc, char **argv, struct options *o)
     { 0, 0, 0, 0 }
   };
   int value;
+  const char *given[128] = { 0 };
   for (int c; (c = getopt_long (argc, argv, "o:qh", opts, NULL)) != -1;)
-    switch (c)
-      {
-      case 'o': o->output = optarg; break;
-      case 't':
-      case 'b':
-        if (o->encoding_set && o->encoding_set != (c == 'b') + 1)
-          return usage_error ("--text and --binary exclude each other%s", "");
-        o->binary = c == 'b';
-        o->encoding_set = o->binary + 1;
-        break;
-      case 'K': o->skip_bad = 1; break;
-      case 'f': o->convert.force = 1; break;
-      case 's': o->stats = 1; break;
-      case 'q': o->quiet = 1; break;
-      case 'L': o->lbr_dump = optarg; break;
-      case 'E': o->convert.count_event = optarg; break;
-      case 'C': o->convert.clk_event = optarg; break;
-      case 'S':
-        if (parse_keyword (optarg, smooth_names, &value) != 0)
-          return usage_error ("--smooth takes auto, on or off, not '%s'",
-                              optarg);
-        o->convert.smooth = (enum sfdo_smooth) value;
-        break;
-      case 'F':
-        if (parse_keyword (optarg, format_names, &o->format) != 0)
-          return usage_error ("--format takes sfdo, afdo, afdo1, afdo2, "
-                              "afdo3 or llvm, not '%s'", optarg);
-        break;
-      case 'h': fputs (usage_text, stdout); exit (0);
-      case 'V': puts ("sfdo-convert " SFDO_VERSION); exit (0);
-      case 'v':
-        if (parse_keyword (optarg, vote_names, &value) != 0)
-          return usage_error ("--line-vote takes max or mean, not '%s'",
-                              optarg);
-        o->convert.vote = (enum sfdo_line_vote) value;
-        break;
-      default:
+    {
+      if (given_twice (opts, given, c))
         return EXIT_USAGE;
-      }
+      switch (c)
+        {
+        case 'o': o->output = optarg; break;
+        case 't':
+        case 'b':
+          if (o->encoding_set && o->encoding_set != (c == 'b') + 1)
+            return usage_error ("--text and --binary exclude each other%s",
+                                "");
+          o->binary = c == 'b';
+          o->encoding_set = o->binary + 1;
+          break;
+        case 'K': o->skip_bad = 1; break;
+        case 'f': o->convert.force = 1; break;
+        case 's': o->stats = 1; break;
+        case 'q': o->quiet = 1; break;
+        case 'L': o->lbr_dump = optarg; break;
+        case 'E': o->convert.count_event = optarg; break;
+        case 'C': o->convert.clk_event = optarg; break;
+        case 'S':
+          if (parse_keyword (optarg, smooth_names, &value) != 0)
+            return usage_error ("--smooth takes auto, on or off, not '%s'",
+                                optarg);
+          o->convert.smooth = (enum sfdo_smooth) value;
+          break;
+        case 'F':
+          if (parse_keyword (optarg, format_names, &o->format) != 0)
+            return usage_error ("--format takes sfdo, afdo, afdo1, afdo2, "
+                                "afdo3 or llvm, not '%s'", optarg);
+          break;
+        case 'h': fputs (usage_text, stdout); exit (0);
+        case 'V': puts ("sfdo-convert " SFDO_VERSION); exit (0);
+        case 'v':
+          if (parse_keyword (optarg, vote_names, &value) != 0)
+            return usage_error ("--line-vote takes max or mean, not '%s'",
+                                optarg);
+          o->convert.vote = (enum sfdo_line_vote) value;
+          break;
+        default:
+          return EXIT_USAGE;
+        }
+    }
   if (argc - optind < 2)
     return usage_error ("needs PERF.DATA and at least one BINARY%s", "");
   return check_options (o, argv + optind, argc - optind);

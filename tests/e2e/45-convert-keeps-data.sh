@@ -10,9 +10,9 @@
 #     "", -o a directory, --lbr-dump equal to -o: exit 1, nothing touched;
 #   --lbr-dump into a missing directory: exit 2 and -o left as it was (it
 #     used to be written first); a good --lbr-dump leaves no temporary;
-#   --text with --binary, --format=afdo with --binary, one event as both
-#     --count-event and --clk-event: exit 1 (they used to be last-wins or
-#     'no event recorded');
+#   --text with --binary, --format=afdo with --binary, -o given twice, one
+#     event as both --count-event and --clk-event: exit 1 (they used to be
+#     last-wins or 'no event recorded');
 #   a torn record: exit 2 with its offset and a hint; --skip-bad-records
 #     converts the rest, saying how many it skipped and where;
 #   a recording whose header was never finished (a killed perf): said as
@@ -81,6 +81,7 @@ run dump-ok 0 "" -o new.prof --lbr-dump=dump.txt rec.data ./prog
 ! ls ./*.tmp.* >/dev/null 2>&1 || fail "a temporary file was left: $(ls ./*.tmp.*)"
 
 run text-binary 1 "--text and --binary exclude each other" --text --binary rec.data ./prog
+run two-o 1 "-o given twice \('x.prof', then 'y.prof'\)" -o x.prof -o y.prof rec.data ./prog
 run format-binary 1 "--binary is an sfdo encoding" --format=afdo --binary rec.data ./prog
 run same-event 1 "name the same event 'cpu-clock:u'" \
     --count-event=cpu-clock:u --clk-event=cpu-clock:u rec.data ./prog
