@@ -20,12 +20,27 @@ enum sfdo_errc
 sfdo_outfile_open (const char *path, struct sfdo_outfile *out,
                    struct sfdo_error *err)
 {
+  struct stat st;
   memset (out, 0, sizeof *out);
   if (!*path)
     return sfdo_error_set (err, SFDO_E_USAGE, "", SFDO_NO_OFFSET, 0, 0,
                            "an empty output file name");
-  size_t n = strlen (path) + sizeof ".tmp.XXXXXX";
+  int exists = stat (path, &st) == 0;
+  if (exists && S_ISDIR (st.st_mode))
+    return sfdo_error_set (err, SFDO_E_USAGE, path, SFDO_NO_OFFSET, 0, 0,
+                           "is a directory: name a file in it");
   out->path = sfdo_xstrndup (path, strlen (path));
+  if (exists && !S_ISREG (st.st_mode))
+    {
+      if (!(out->f = fopen (path, "wb")))
+        {
+          enum sfdo_errc rc = sfdo_error_sys (err, path, "cannot write to");
+          release (out);
+          return rc;
+        }
+      return SFDO_OK;
+    }
+  size_t n = strlen (path) + sizeof ".tmp.XXXXXX";
   out->tmp = sfdo_xmalloc (n);
   snprintf (out->tmp, n, "%s.tmp.XXXXXX", path);
   int fd = mkstemp (out->tmp);
@@ -58,10 +73,10 @@ sfdo_outfile_commit (struct sfdo_outfile *out, struct sfdo_error *err)
   if (fclose (out->f) != 0 && rc == SFDO_OK)
     rc = sfdo_error_sys (err, out->path, "write failed");
   out->f = NULL;
-  if (rc == SFDO_OK && rename (out->tmp, out->path) != 0)
+  if (rc == SFDO_OK && out->tmp && rename (out->tmp, out->path) != 0)
     rc = sfdo_error_sys (err, out->path,
                          "cannot rename the temporary file into place");
-  if (rc != SFDO_OK)
+  if (rc != SFDO_OK && out->tmp)
     unlink (out->tmp);
   release (out);
   return rc;
@@ -73,7 +88,8 @@ sfdo_outfile_abort (struct sfdo_outfile *out)
   if (out->f)
     {
       fclose (out->f);
-      unlink (out->tmp);
+      if (out->tmp)
+        unlink (out->tmp);
     }
   release (out);
 }

@@ -5,7 +5,9 @@
  * directory, so the rename is atomic) and renamed over the path only once
  * complete; a failure removes the temporary file and leaves whatever was
  * at the path untouched.  The file gets the mode a new file would get
- * (0666 less the umask), not mkstemp's 0600.
+ * (0666 less the umask), not mkstemp's 0600.  A path that is a device, a
+ * FIFO or a socket (/dev/null, /dev/stdout, a pipe) is written directly:
+ * a rename would replace it with a file.  A directory is an error.
  *
  * Tools ask sfdo_same_file() before writing whether an output names one
  * of their inputs (also through a symbolic or hard link).  */
@@ -22,7 +24,7 @@ extern "C" {
 
 struct sfdo_outfile {
   FILE *f;                      /* write here */
-  char *path, *tmp;
+  char *path, *tmp;             /* tmp NULL: writing to PATH directly */
 };
 
 /* Start the output that will be PATH.  */

@@ -13,6 +13,7 @@
      BUILD_ID   build_id_event records (see perfdata_header.c)  */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -78,6 +79,14 @@ sfdo_perfdata_writer_open (const char *path, struct sfdo_perfdata_writer **out,
                            struct sfdo_error *err)
 {
   *out = NULL;
+  struct stat st;
+  /* Renaming a finished file over a device or a FIFO would replace it
+     (as root, /dev/null itself); and the header is written last, at
+     offset 0, so the output must be a file.  */
+  if (stat (path, &st) == 0 && !S_ISREG (st.st_mode))
+    return sfdo_error_set (err, SFDO_E_USAGE, path, SFDO_NO_OFFSET, 0, 0,
+                           "is not a regular file: a perf.data is written to "
+                           "a file, with seeks");
   struct sfdo_perfdata_writer *w = sfdo_xcalloc (1, sizeof *w);
   w->path = sfdo_xstrndup (path, strlen (path));
   size_t n = strlen (path) + sizeof ".tmp.XXXXXX";

@@ -262,7 +262,8 @@ command_path (const char *name, char *buf, size_t size)
 }
 
 /* The output must not replace the command's executable (it would be gone
-   once the recording is renamed over it), nor be a directory.  */
+   once the recording is renamed over it), nor be a directory, a device
+   or a FIFO (the finished file is renamed over it).  */
 static int
 check_output (const struct sfdo_rec_options *o)
 {
@@ -270,6 +271,9 @@ check_output (const struct sfdo_rec_options *o)
   char buf[4096];
   if (stat (o->output, &st) == 0 && S_ISDIR (st.st_mode))
     return usage_error ("-o %s is a directory; name a file in it", o->output);
+  if (stat (o->output, &st) == 0 && !S_ISREG (st.st_mode))
+    return usage_error ("-o %s is not a regular file: a perf.data is written "
+                        "to a file, with seeks", o->output);
   const char *exe = o->command ? command_path (o->command[0], buf,
                                                sizeof buf) : NULL;
   if (exe && sfdo_same_file (exe, o->output))

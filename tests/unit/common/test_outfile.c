@@ -1,8 +1,9 @@
 /* tests/unit/common/test_outfile.c - atomic outputs and same-file checks
  * (common/outfile.h): nothing at the path until commit, the old file
  * intact after an abort, no temporary file left, the mode a new file gets
- * under the umask, an error naming a directory that does not exist, and
- * links recognised as the same file.  */
+ * under the umask, an error naming a directory that does not exist, a
+ * FIFO (as /dev/null or a pipe) written in place and never replaced by a
+ * file, and links recognised as the same file.  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -138,6 +140,34 @@ test_same_file_sees_links (void **state)
   assert_false (sfdo_same_file (a, "/nonexistent"));
 }
 
+/* A rename over /dev/null would replace it (the test uses a FIFO of its
+   own, to harm nothing if it fails).  */
+static void
+test_special_files_are_written_in_place (void **state)
+{
+  (void) state;
+  char fifo[128], buf[16] = { 0 };
+  struct sfdo_outfile out;
+  struct stat st;
+  snprintf (fifo, sizeof fifo, "%s/fifo", dir);
+  assert_int_equal (mkfifo (fifo, 0600), 0);
+  int rd = open (fifo, O_RDWR | O_NONBLOCK);   /* a reader, not blocking */
+  assert_true (rd >= 0);
+  assert_int_equal (sfdo_outfile_open (fifo, &out, NULL), SFDO_OK);
+  fputs ("through", out.f);
+  assert_int_equal (sfdo_outfile_commit (&out, NULL), SFDO_OK);
+  assert_int_equal (read (rd, buf, sizeof buf - 1), 7);
+  assert_string_equal (buf, "through");
+  close (rd);
+  assert_int_equal (stat (fifo, &st), 0);
+  assert_true (S_ISFIFO (st.st_mode));
+  struct sfdo_error err;
+  sfdo_error_clear (&err);
+  assert_int_equal (sfdo_outfile_open (dir, &out, &err), SFDO_E_USAGE);
+  assert_non_null (strstr (err.msg, "directory"));
+  unlink (fifo);
+}
+
 int
 main (void)
 {
@@ -145,6 +175,7 @@ main (void)
     cmocka_unit_test (test_commit_and_abort),
     cmocka_unit_test (test_mode_follows_the_umask),
     cmocka_unit_test (test_errors_name_the_file),
+    cmocka_unit_test (test_special_files_are_written_in_place),
     cmocka_unit_test (test_same_file_sees_links),
   };
   return cmocka_run_group_tests_name ("outfile", tests, setup, teardown);

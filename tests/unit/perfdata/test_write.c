@@ -306,6 +306,19 @@ test_errors (void **state)
                                                &err), SFDO_E_IO);
   assert_null (w);
   assert_non_null (strstr (err.path, "/nonexistent/dir/x.data"));
+  /* A FIFO (as /dev/null) is refused, not replaced by the file.  */
+  char fifo[64];
+  struct stat st;
+  snprintf (fifo, sizeof fifo, "/tmp/sfdo-test-write.%d.fifo", (int) getpid ());
+  unlink (fifo);
+  assert_int_equal (mkfifo (fifo, 0600), 0);
+  sfdo_error_clear (&err);
+  assert_int_equal (sfdo_perfdata_writer_open (fifo, &w, &err), SFDO_E_USAGE);
+  assert_null (w);
+  assert_int_equal (stat (fifo, &st), 0);
+  assert_true (S_ISFIFO (st.st_mode));
+  unlink (fifo);
+  sfdo_error_clear (&err);
   const char *path = temp_path ();
   assert_int_equal (sfdo_perfdata_writer_open (path, &w, NULL), SFDO_OK);
   struct perf_event_attr a;
