@@ -1,24 +1,18 @@
-/* plugin/annotate.cc - counts from an sfdo profile onto one function's
-   CFG, smoothed by minimum-cost flow.
-
-   For each statement, its position in the profile is its inline stack:
-   the chain of inlined-function scopes (BLOCKs) from the statement up to
-   the function, each giving a call line; the profile nests inlined
-   callees at (line offset, discriminator) callsites the same way, so the
-   walk goes from the function's profile down through the callsites to
-   the innermost callee and reads the count at the statement's line
-   offset there.  GCC 12 keeps discriminators per basic block
-   (bb->discriminator), which is what it emitted in the profiled
-   binary's line table for that block's instructions.
+/* plugin/annotate.cc - measured block counts of one function from its
+   profile, made consistent by minimum-cost flow (annotate.h).
 
    A block's count is the max (or mean) of its statements' counts; a
-   block with no statement the profile knows is unknown, not zero.  The
-   minimum-cost flow of smooth/mcf.h then makes counts consistent, using
-   GCC's static branch probabilities (predict.cc: Wu and Larus) as the
-   prior where measurements say nothing.  The result is written with
-   AFDO quality, the way -fauto-profile writes it, so the inliner, block
-   reordering, hot/cold partitioning, unrolling and the register
-   allocator believe it.  */
+   block with no statement the profile knows is unknown, not zero.  A
+   call statement whose callee the profiled binary had inlined there
+   counts as often as that inline instance was entered: its own line
+   often caught no sample, the callee's body did.  The minimum-cost flow
+   of smooth/mcf.h then makes counts consistent, using GCC's static branch
+   probabilities (predict.cc: Wu and Larus) as the prior where
+   measurements say nothing.  Where a branch's direction is unmeasured and
+   both arms rejoin, the flow's all-or-nothing choice is replaced by a
+   split along the static probabilities, inside the solution so that it
+   stays consistent (a pass such as the tracer must not see a hot path
+   that was never observed).  */
 
 #include "gcc-plugin.h"
 #include "config.h"
@@ -31,223 +25,76 @@
 #include "cgraph.h"
 #include "cfg.h"
 #include "profile.h"
-#include "predict.h"
-#include "gcov-io.h"
+#include "hash-set.h"
 
 #include "../profiles/profile.h"
 #include "../smooth/mcf.h"
+#include "samplefdo.h"
+#include "position.h"
 #include "annotate.h"
 
-/* The largest count annotated in this unit, and the summary built from
-   it for profile_info.  */
-static gcov_type sfdo_max_count;
-static struct gcov_summary sfdo_summary;
-
-/* The profile being read, for its strings.  */
-static const struct sfdo_profile *sfdo_current_profile;
-
-void
-sfdo_note_max_count (gcov_type count)
+unsigned
+sfdo_block_size (basic_block bb)
 {
-  if (count > sfdo_max_count)
-    sfdo_max_count = count;
+  unsigned n = 0;
+
+  for (gimple_stmt_iterator gsi = gsi_start_nondebug_bb (bb);
+       !gsi_end_p (gsi); gsi_next_nondebug (&gsi))
+    if (gimple_code (gsi_stmt (gsi)) != GIMPLE_LABEL)
+      n++;
+  return n ? n : 1;
 }
 
-void
-sfdo_install_profile_info (void)
-{
-  sfdo_summary.runs = 1;
-  sfdo_summary.sum_max = sfdo_max_count > 0 ? sfdo_max_count : 1;
-  profile_info = &sfdo_summary;
-}
-
-/* One frame of a statement's inline stack: the function DECL and the
-   location LOCUS in it (of the statement, or of the call inlined).  */
-struct sfdo_frame_loc
-{
-  tree decl;
-  location_t locus;
-};
-
-/* The line offset of LOCUS in function DECL, or -1 if it lies before the
-   declaration (then the profile cannot hold it).  */
-
-static int64_t
-line_offset (tree decl, location_t locus)
-{
-  int line = LOCATION_LINE (locus);
-  int decl_line = LOCATION_LINE (DECL_SOURCE_LOCATION (decl));
-  return line >= decl_line ? line - decl_line : -1;
-}
-
-/* Fill STACK with the inline stack of STMT, innermost frame first, the
-   current function last.  Return false if STMT has no location.  */
+/* Whether the profiled binary had inlined the callee of CALL (in a block
+   of discriminator DISC) of F, and then in *ENTRIES how often it entered
+   that instance: its head count, or where the converter could not tell
+   entries, its busiest line.  An instance that never ran is still a
+   measurement: the call did not happen.  */
 
 static bool
-inline_stack (gimple *stmt, vec<sfdo_frame_loc> *stack)
+inlinee_entries (const struct sfdo_prof_func *f, gimple *call, unsigned disc,
+		 uint64_t *entries)
 {
-  location_t locus = gimple_location (stmt);
+  tree callee = gimple_call_fndecl (call);
+  const struct sfdo_prof_func *inst;
 
-  if (LOCATION_LOCUS (locus) == UNKNOWN_LOCATION)
+  *entries = 0;
+  if (!callee)
     return false;
-  for (tree block = gimple_block (stmt);
-       block && TREE_CODE (block) == BLOCK;
-       block = BLOCK_SUPERCONTEXT (block))
-    {
-      location_t call = BLOCK_SOURCE_LOCATION (block);
-      tree origin;
-
-      if (LOCATION_LOCUS (call) == UNKNOWN_LOCATION
-	  || !inlined_function_outer_scope_p (block))
-	continue;
-      origin = block_ultimate_origin (block);
-      if (!origin || TREE_CODE (origin) != FUNCTION_DECL)
-	continue;
-      stack->safe_push ({ origin, locus });
-      locus = call;
-    }
-  stack->safe_push ({ current_function_decl, locus });
+  inst = sfdo_inlined_callee_profile (f, call, disc, callee);
+  if (!inst)
+    return false;
+  *entries = inst->head;
+  if (!inst->head)
+    for (size_t i = 0; i < inst->nlines; i++)
+      *entries = MAX (*entries, inst->lines[i].count);
   return true;
 }
 
-/* Whether the profile name NAME_ID names function DECL.  */
-
-static bool
-names_decl (uint32_t name_id, tree decl)
-{
-  const char *want = sfdo_profile_str (sfdo_current_profile, name_id);
-  const char *name = IDENTIFIER_POINTER (DECL_ASSEMBLER_NAME (decl));
-
-  if (name[0] == '*')
-    name++;
-  return strcmp (want, name) == 0;
-}
-
-/* The profile of the callee DECL inlined into F at line OFFSET: the one
-   with discriminator 0 if there, else any.  NULL if F has none.  */
-
-static const struct sfdo_prof_func *
-callee_profile (const struct sfdo_prof_func *f, uint32_t offset, tree decl)
-{
-  const struct sfdo_prof_func *any = NULL;
-
-  for (size_t i = 0; i < f->ncallsites; i++)
-    {
-      const struct sfdo_prof_callsite *c = &f->callsites[i];
-      if (c->offset != offset || !names_decl (c->callee->name, decl))
-	continue;
-      if (c->discriminator == 0)
-	return c->callee;
-      if (!any)
-	any = c->callee;
-    }
-  return any;
-}
-
-/* The count F records at (OFFSET, DISC); failing an exact match, the
-   largest at OFFSET under any discriminator, since blocks may have been
-   numbered differently.  Return false if F has nothing at OFFSET.  */
-
-static bool
-line_count (const struct sfdo_prof_func *f, uint32_t offset, uint32_t disc,
-	    uint64_t *count)
-{
-  const struct sfdo_prof_line *l = sfdo_prof_func_find_line (f, offset, disc);
-  bool found = false;
-
-  if (l)
-    {
-      *count = l->count;
-      return true;
-    }
-  *count = 0;
-  for (size_t i = 0; i < f->nlines; i++)
-    if (f->lines[i].offset == offset)
-      {
-	found = true;
-	if (f->lines[i].count > *count)
-	  *count = f->lines[i].count;
-      }
-  return found;
-}
-
-/* The profile STMT's innermost frame has in F (the current function's
-   profile), following STMT's inline stack, and STMT's line offset there
-   in *OFFSET; NULL if the profile does not know the position.  */
-
-static const struct sfdo_prof_func *
-innermost_profile (const struct sfdo_prof_func *f, gimple *stmt,
-		   uint32_t *offset)
-{
-  auto_vec<sfdo_frame_loc, 8> stack;
-  int64_t off;
-
-  if (!inline_stack (stmt, &stack))
-    return NULL;
-  for (unsigned i = stack.length () - 1; i > 0 && f; i--)
-    {
-      off = line_offset (stack[i].decl, stack[i].locus);
-      if (off < 0)
-	return NULL;
-      f = callee_profile (f, (uint32_t) off, stack[i - 1].decl);
-    }
-  off = line_offset (stack[0].decl, stack[0].locus);
-  if (off < 0)
-    return NULL;
-  *offset = (uint32_t) off;
-  return f;
-}
-
-const struct sfdo_prof_func *
-sfdo_innermost_profile (const struct sfdo_profile *p,
-			const struct sfdo_prof_func *f, gimple *stmt,
-			uint32_t *offset)
-{
-  sfdo_current_profile = p;
-  return innermost_profile (f, stmt, offset);
-}
-
-/* The count of STMT, in a block of discriminator DISC, from F (the
-   current function's profile).  Return false if the profile does not
-   know STMT's position.  */
-
-static bool
-stmt_count (const struct sfdo_prof_func *f, gimple *stmt, unsigned disc,
-	    uint64_t *count)
-{
-  uint32_t off;
-
-  f = innermost_profile (f, stmt, &off);
-  return f && line_count (f, off, disc, count);
-}
-
-const struct sfdo_prof_func *
-sfdo_inlined_callee_profile (const struct sfdo_profile *p,
-			     const struct sfdo_prof_func *f, gimple *call,
-			     tree callee)
-{
-  uint32_t off;
-
-  sfdo_current_profile = p;
-  f = innermost_profile (f, call, &off);
-  return f ? callee_profile (f, off, callee) : NULL;
-}
-
 /* The measured count of BB from F, or -1 if none of its statements is
-   known to the profile.  Statements vote by VOTE.  */
+   known to the profile.  Statements vote by sfdo_opts.vote.  */
 
 static int64_t
-block_count (const struct sfdo_prof_func *f, basic_block bb,
-	     enum sfdo_block_vote vote)
+block_count (const struct sfdo_prof_func *f, basic_block bb, bool *from_inlinee)
 {
   uint64_t max = 0, sum = 0, n = 0, c;
 
-  for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
-       gsi_next (&gsi))
+  *from_inlinee = false;
+  for (gimple_stmt_iterator gsi = gsi_start_nondebug_bb (bb);
+       !gsi_end_p (gsi); gsi_next_nondebug (&gsi))
     {
       gimple *stmt = gsi_stmt (gsi);
-      if (is_gimple_debug (stmt) || !stmt_count (f, stmt, bb->discriminator,
-						 &c))
+      bool known = sfdo_stmt_count (f, stmt, bb->discriminator, &c);
+      uint64_t entries;
+      if (is_gimple_call (stmt)
+	  && inlinee_entries (f, stmt, bb->discriminator, &entries)
+	  && (!known || entries > c))
+	{
+	  c = entries;
+	  known = true;
+	  *from_inlinee = true;
+	}
+      if (!known)
 	continue;
       max = MAX (max, c);
       sum = sfdo_sat_add (sum, c);
@@ -255,7 +102,7 @@ block_count (const struct sfdo_prof_func *f, basic_block bb,
     }
   if (!n)
     return -1;
-  c = vote == SFDO_VOTE_MEAN ? sum / n : max;
+  c = sfdo_opts.vote == SFDO_VOTE_MEAN ? sum / n : max;
   return c > (uint64_t) INT64_MAX ? INT64_MAX : (int64_t) c;
 }
 
@@ -276,7 +123,7 @@ profile_fit (const struct sfdo_prof_func *f)
 	location_t locus = gimple_location (gsi_stmt (gsi));
 	int64_t off;
 	if (LOCATION_LOCUS (locus) != UNKNOWN_LOCATION
-	    && (off = line_offset (current_function_decl, locus)) >= 0
+	    && (off = sfdo_line_offset (current_function_decl, locus)) >= 0
 	    && off < INT_MAX - 2)
 	  offsets.add ((int) off);
       }
@@ -288,82 +135,6 @@ profile_fit (const struct sfdo_prof_func *f)
 	fitting = sfdo_sat_add (fitting, f->lines[i].count);
     }
   return total ? (double) fitting / (double) total : 1.0;
-}
-
-/* The line numbers of BB's statements, as "l1,l2,..." into BUF.  */
-
-static const char *
-block_lines (basic_block bb, char *buf, size_t size)
-{
-  size_t len = 0;
-  int last = -1;
-
-  buf[0] = '\0';
-  for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
-       gsi_next (&gsi))
-    {
-      location_t locus = gimple_location (gsi_stmt (gsi));
-      int line = LOCATION_LINE (locus);
-      if (LOCATION_LOCUS (locus) == UNKNOWN_LOCATION || line == last
-	  || len + 12 >= size)
-	continue;
-      len += snprintf (buf + len, size - len, "%s%d", len ? "," : "", line);
-      last = line;
-    }
-  if (!len)
-    snprintf (buf, size, "-");
-  return buf;
-}
-
-/* GCC's count of BB as a plain number, -1 if it has none.  */
-
-static int64_t
-gcc_count (basic_block bb)
-{
-  return bb->count.initialized_p () ? bb->count.to_gcov_type () : -1;
-}
-
-/* Build the flow network of the current function into a new graph,
-   with measured counts RAW (by block index).  The edges are added in
-   FOR_ALL_BB_FN / FOR_EACH_EDGE order.  */
-
-static struct sfdo_flow *
-build_network (const int64_t *raw)
-{
-  struct sfdo_flow *g = sfdo_flow_new (last_basic_block_for_fn (cfun),
-				       ENTRY_BLOCK, EXIT_BLOCK);
-  basic_block bb;
-  edge e;
-  edge_iterator ei;
-
-  FOR_ALL_BB_FN (bb, cfun)
-    {
-      sfdo_flow_set_count (g, bb->index, raw[bb->index]);
-      FOR_EACH_EDGE (e, ei, bb->succs)
-	sfdo_flow_add_edge (g, bb->index, e->dest->index,
-			    e->probability.initialized_p ()
-			    ? e->probability.to_reg_br_prob_base ()
-			      / (double) REG_BR_PROB_BASE
-			    : -1.0);
-    }
-  return g;
-}
-
-/* Whether the measurements RAW say nothing about which way BB branches:
-   none of its successors has a count of its own.  */
-
-static bool
-direction_unmeasured (basic_block bb, const int64_t *raw)
-{
-  edge e;
-  edge_iterator ei;
-
-  if (EDGE_COUNT (bb->succs) < 2)
-    return false;
-  FOR_EACH_EDGE (e, ei, bb->succs)
-    if (raw[e->dest->index] >= 0)
-      return false;
-  return true;
 }
 
 /* Forget measured counts that cannot tell a branch's arms apart: a
@@ -395,127 +166,233 @@ forget_merged_arms (int64_t *raw)
     }
 }
 
-/* Write the solved counts of G onto the current function's blocks and
-   edges, with AFDO quality.  Where the measurements RAW say nothing about
-   a branch's direction, its probabilities stay GCC's static ones (as AFDO
-   quality): the flow's choice there is arbitrary, all or nothing.  */
-
-static void
-write_counts (struct sfdo_flow *g, const int64_t *raw)
+bool
+sfdo_direction_unmeasured (const struct sfdo_fn_counts *c, basic_block bb)
 {
+  edge e;
+  edge_iterator ei;
+
+  if (EDGE_COUNT (bb->succs) < 2)
+    return false;
+  FOR_EACH_EDGE (e, ei, bb->succs)
+    if (c->raw[e->dest->index] >= 0)
+      return false;
+  return true;
+}
+
+/* The static probability of E, in [0, 1], or -1 if GCC has none.  */
+
+static double
+prior (edge e)
+{
+  return e->probability.initialized_p ()
+	 ? e->probability.to_reg_br_prob_base () / (double) REG_BR_PROB_BASE
+	 : -1.0;
+}
+
+/* Build the flow network of the current function with the measured
+   counts of C, edges in FOR_ALL_BB_FN / FOR_EACH_EDGE order.  */
+
+static struct sfdo_flow *
+build_network (const struct sfdo_fn_counts *c)
+{
+  struct sfdo_flow *g = sfdo_flow_new (c->nblocks, ENTRY_BLOCK, EXIT_BLOCK);
   basic_block bb;
   edge e;
   edge_iterator ei;
-  size_t k = 0;
 
   FOR_ALL_BB_FN (bb, cfun)
     {
-      gcov_type c = (gcov_type) MIN (sfdo_flow_block_count (g, bb->index),
-				     (uint64_t) (profile_count::max_count / 2));
-      bb->count = profile_count::from_gcov_type (c).afdo ();
-      sfdo_note_max_count (c);
+      sfdo_flow_set_count (g, bb->index, c->raw[bb->index]);
       FOR_EACH_EDGE (e, ei, bb->succs)
-	{
-	  uint64_t ec = sfdo_flow_edge_count (g, k++);
-	  if (c > 0 && !direction_unmeasured (bb, raw))
-	    e->probability
-	      = profile_count::from_gcov_type (MIN ((gcov_type) ec, c)).afdo ()
-		  .probability_in (bb->count);
-	  else if (e->probability.initialized_p ())
-	    e->probability = e->probability.afdo ();
-	}
+	sfdo_flow_add_edge (g, bb->index, e->dest->index, prior (e));
     }
+  return g;
 }
 
-/* Where a branch's direction is unmeasured the flow sent everything one
-   way; split it by the (static) probabilities instead, down each arm's
-   chain of unmeasured single-entry blocks, so passes such as the tracer
-   do not see a hot path that was never observed.  */
+/* The index of each edge of the current function in C's order, by
+   (source index, position among its successors).  */
 
-static void
-split_unmeasured_arms (const int64_t *raw)
+static unsigned
+edge_index (basic_block bb, unsigned nth, const unsigned *first)
 {
-  basic_block bb;
+  return first[bb->index] + nth;
+}
+
+/* The block where every arm of BB's branch rejoins, when each arm is a
+   chain of blocks entered only from the one before (or the join itself)
+   with no measurement of its own; NULL otherwise.  */
+
+static basic_block
+arms_rejoin (const struct sfdo_fn_counts *c, basic_block bb)
+{
+  basic_block join = NULL;
   edge e;
   edge_iterator ei;
 
-  FOR_EACH_BB_FN (bb, cfun)
+  FOR_EACH_EDGE (e, ei, bb->succs)
     {
-      if (!direction_unmeasured (bb, raw))
-	continue;
-      FOR_EACH_EDGE (e, ei, bb->succs)
+      basic_block arm = e->dest;
+      unsigned steps = 0;
+      while (arm != EXIT_BLOCK_PTR_FOR_FN (cfun) && arm != bb
+	     && single_pred_p (arm) && single_succ_p (arm)
+	     && c->raw[arm->index] < 0 && steps++ < 64)
+	arm = single_succ (arm);
+      if (arm == bb || arm == EXIT_BLOCK_PTR_FOR_FN (cfun)
+	  || single_pred_p (arm))
+	return NULL;
+      if (join && arm != join)
+	return NULL;
+      join = arm;
+    }
+  return join != bb ? join : NULL;
+}
+
+/* Where the measurements say nothing about the direction of BB's branch
+   and its arms rejoin, split BB's flow among the arms by the static
+   probabilities: the join's count and everything outside the arms stay
+   as the flow left them, so counts remain consistent.  FIRST gives each
+   block's first edge index.  */
+
+static void
+split_unmeasured_branch (struct sfdo_fn_counts *c, basic_block bb,
+			 const unsigned *first)
+{
+  uint64_t total = c->block[bb->index], given = 0;
+  double psum = 0;
+  edge e;
+  edge_iterator ei;
+
+  if (!total || !sfdo_direction_unmeasured (c, bb) || !arms_rejoin (c, bb))
+    return;
+  FOR_EACH_EDGE (e, ei, bb->succs)
+    psum += MAX (prior (e), 0.0);
+  if (psum <= 0)
+    return;
+  FOR_EACH_EDGE (e, ei, bb->succs)
+    {
+      uint64_t share = ei.index + 1 == EDGE_COUNT (bb->succs)
+		       ? total - given
+		       : MIN (total - given,
+			      (uint64_t) ((double) total * MAX (prior (e), 0.0)
+					  / psum));
+      basic_block arm = e->dest;
+      unsigned k = edge_index (bb, ei.index, first);
+      given += share;
+      c->edge[k] = share;
+      /* Down the arm's chain, to the edge into the join.  */
+      while (single_pred_p (arm) && single_succ_p (arm)
+	     && c->raw[arm->index] < 0 && arm != bb)
 	{
-	  basic_block arm = e->dest;
-	  profile_count c = bb->count.apply_probability (e->probability);
-	  while (arm != EXIT_BLOCK_PTR_FOR_FN (cfun) && single_pred_p (arm)
-		 && raw[arm->index] < 0)
-	    {
-	      arm->count = c;
-	      if (!single_succ_p (arm))
-		break;
-	      arm = single_succ (arm);
-	    }
+	  c->block[arm->index] = share;
+	  c->edge[edge_index (arm, 0, first)] = share;
+	  arm = single_succ (arm);
 	}
     }
 }
 
 void
-sfdo_annotate_function (cgraph_node *node, const struct sfdo_profile *p,
-			const struct sfdo_prof_func *f,
-			enum sfdo_block_vote vote, bool dump_only, FILE *dump,
-			struct sfdo_annotate_result *result)
+sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
+		      struct sfdo_fn_counts *c)
 {
-  int n = last_basic_block_for_fn (cfun);
-  int64_t *raw = XNEWVEC (int64_t, n);
-  struct sfdo_flow *g = NULL;
   basic_block bb;
+  unsigned *first;
+  struct sfdo_flow *g;
+  unsigned k = 0;
 
-  sfdo_current_profile = p;
-  memset (result, 0, sizeof *result);
+  memset (c, 0, sizeof *c);
+  c->nblocks = last_basic_block_for_fn (cfun);
+  c->raw = XNEWVEC (int64_t, c->nblocks);
+  c->block = XCNEWVEC (uint64_t, c->nblocks);
+  first = XCNEWVEC (unsigned, c->nblocks);
   FOR_ALL_BB_FN (bb, cfun)
     {
-      raw[bb->index] = !f ? -1
-		       : (bb == ENTRY_BLOCK_PTR_FOR_FN (cfun)
-			? (f->head ? (int64_t) MIN (f->head, (uint64_t) INT64_MAX)
-			   : -1)
-			: bb == EXIT_BLOCK_PTR_FOR_FN (cfun) ? -1
-			: block_count (f, bb, vote));
+      bool from_inlinee = false;
+      c->raw[bb->index] = !f ? -1
+	: bb == ENTRY_BLOCK_PTR_FOR_FN (cfun)
+	  ? (f->head ? (int64_t) MIN (f->head, (uint64_t) INT64_MAX) : -1)
+	: bb == EXIT_BLOCK_PTR_FOR_FN (cfun) ? -1
+	: block_count (f, bb, &from_inlinee);
+      c->calls_from_inlinees += from_inlinee;
+      first[bb->index] = c->nedges;
+      c->nedges += EDGE_COUNT (bb->succs);
       if (bb->index >= NUM_FIXED_BLOCKS)
 	{
-	  result->blocks++;
-	  result->known_blocks += raw[bb->index] >= 0;
+	  c->blocks++;
+	  c->known_blocks += c->raw[bb->index] >= 0;
 	}
     }
-  result->fit = f ? profile_fit (f) : 1.0;
-  if (!dump_only && f)
+  c->edge = XCNEWVEC (uint64_t, c->nedges + 1);
+  c->fit = f ? profile_fit (f) : 1.0;
+  if (!f || !solve)
     {
-      forget_merged_arms (raw);
-      g = build_network (raw);
-      sfdo_flow_solve (g);
-      write_counts (g, raw);
-      split_unmeasured_arms (raw);
-      node->count = ENTRY_BLOCK_PTR_FOR_FN (cfun)->count;
-      profile_status_for_fn (cfun) = PROFILE_READ;
+      XDELETEVEC (first);
+      return;
     }
-  if (dump)
-    {
-      char lines[256];
-      fprintf (dump, "function %s\n", node->asm_name ());
-      FOR_ALL_BB_FN (bb, cfun)
-	fprintf (dump, "  bb %d lines %s raw %" PRId64 " smoothed %" PRId64
-		 " final %" PRId64 "\n", bb->index,
-		 block_lines (bb, lines, sizeof lines), raw[bb->index],
-		 g ? (int64_t) sfdo_flow_block_count (g, bb->index) : -1,
-		 gcc_count (bb));
-    }
+  forget_merged_arms (c->raw);
+  g = build_network (c);
+  sfdo_flow_solve (g);
+  FOR_ALL_BB_FN (bb, cfun)
+    c->block[bb->index] = sfdo_flow_block_count (g, bb->index);
+  for (k = 0; k < c->nedges; k++)
+    c->edge[k] = sfdo_flow_edge_count (g, k);
   sfdo_flow_free (g);
-  XDELETEVEC (raw);
+  c->solved = true;
+  FOR_EACH_BB_FN (bb, cfun)
+    split_unmeasured_branch (c, bb, first);
+  XDELETEVEC (first);
 }
 
 void
-sfdo_finish_function (void)
+sfdo_fn_counts_free (struct sfdo_fn_counts *c)
 {
-  update_max_bb_count ();
-  compute_function_frequency ();
-  cgraph_edge::rebuild_edges ();
+  XDELETEVEC (c->raw);
+  XDELETEVEC (c->block);
+  XDELETEVEC (c->edge);
+  memset (c, 0, sizeof *c);
+}
+
+/* The line numbers of BB's statements, as "l1,l2,..." into BUF.  */
+
+static const char *
+block_lines (basic_block bb, char *buf, size_t size)
+{
+  size_t len = 0;
+  int last = -1;
+
+  buf[0] = '\0';
+  for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
+       gsi_next (&gsi))
+    {
+      location_t locus = gimple_location (gsi_stmt (gsi));
+      int line = LOCATION_LINE (locus);
+      if (LOCATION_LOCUS (locus) == UNKNOWN_LOCATION || line == last
+	  || len + 12 >= size)
+	continue;
+      len += snprintf (buf + len, size - len, "%s%d", len ? "," : "", line);
+      last = line;
+    }
+  if (!len)
+    snprintf (buf, size, "-");
+  return buf;
+}
+
+void
+sfdo_dump_blocks (FILE *dump, cgraph_node *node,
+		  const struct sfdo_fn_counts *c)
+{
+  basic_block bb;
+  char lines[256];
+
+  fprintf (dump, "function %s\n", node->asm_name ());
+  FOR_ALL_BB_FN (bb, cfun)
+    {
+      int64_t solved = bb->index < c->nblocks && c->solved
+		       ? (int64_t) c->block[bb->index] : -1;
+      int64_t raw = bb->index < c->nblocks ? c->raw[bb->index] : -1;
+      fprintf (dump, "  bb %d lines %s raw %" PRId64 " smoothed %" PRId64
+	       " final %" PRId64 "\n", bb->index,
+	       block_lines (bb, lines, sizeof lines), raw, solved,
+	       bb->count.initialized_p () ? bb->count.to_gcov_type () : -1);
+    }
 }
