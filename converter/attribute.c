@@ -76,11 +76,24 @@ line_offset (uint32_t line, uint32_t decl)
   return line >= decl ? (int64_t) (line - decl) : -1;
 }
 
+/* Whether frames A and B are the same function.  A part of a function
+   inlined back into it "at" its own declaration line is what GCC's
+   partial inlining leaves (foo.part.0, split off foo, inlined into foo's
+   callers with foo): its lines are the function's own, counted there and
+   not under a callsite the source does not have.  */
+static int
+same_function (const struct sfdo_frame *a, const struct sfdo_frame *b)
+{
+  return strcmp (a->function, b->function) == 0
+         && (a->file == b->file
+             || (a->file && b->file && strcmp (a->file, b->file) == 0));
+}
+
 /* The profile owning the source position at VADDR, and the position in
    it; NULL if VADDR has no usable line.  */
 struct sfdo_prof_func *
 attr_owner (struct attributor *at, uint64_t vaddr, uint32_t *offset,
-          uint32_t *disc)
+            uint32_t *disc, uint8_t *stmt_start)
 {
   const struct sfdo_frame *fr;
   size_t n = sfdo_symtab_lookup (at->symtab, vaddr, &fr);
@@ -96,8 +109,12 @@ attr_owner (struct attributor *at, uint64_t vaddr, uint32_t *offset,
         {
           *offset = (uint32_t) off;
           *disc = fr[k].discriminator;
+          if (stmt_start)
+            *stmt_start = fr[k].stmt_start;
           return f;
         }
+      if (off == 0 && same_function (&fr[k], &fr[k + 1]))
+        continue;
       f = callee_at (at, f, (uint32_t) off, fr[k].discriminator,
                      fr[k + 1].function, fr[k + 1].file);
     }
@@ -106,20 +123,24 @@ attr_owner (struct attributor *at, uint64_t vaddr, uint32_t *offset,
 
 static void
 add_vote (struct attributor *at, struct sfdo_prof_func *owner, uint32_t offset,
-          uint32_t disc, uint32_t target, uint64_t count)
+          uint32_t disc, uint32_t target, uint64_t block, uint64_t count,
+          uint8_t stmt_start)
 {
   sfdo_xgrow (&at->votes, &at->cap_votes, at->nvotes + 1, sizeof *at->votes);
   at->votes[at->nvotes++] = (struct attr_vote) { owner, offset, disc, target,
-                                                 count };
+                                                 block, count, stmt_start };
 }
 
 void
-attr_line (struct attributor *at, uint64_t vaddr, uint64_t count)
+attr_line (struct attributor *at, uint64_t vaddr, uint64_t block,
+           uint64_t count)
 {
   uint32_t off = 0, disc = 0;
-  struct sfdo_prof_func *owner = attr_owner (at, vaddr, &off, &disc);
+  uint8_t stmt_start = 0;
+  struct sfdo_prof_func *owner = attr_owner (at, vaddr, &off, &disc,
+                                             &stmt_start);
   if (owner)
-    add_vote (at, owner, off, disc, 0, count);
+    add_vote (at, owner, off, disc, 0, block, count, stmt_start);
 }
 
 void
@@ -127,10 +148,10 @@ attr_call (struct attributor *at, uint64_t vaddr, const char *callee,
            uint64_t count)
 {
   uint32_t off = 0, disc = 0;
-  struct sfdo_prof_func *owner = attr_owner (at, vaddr, &off, &disc);
+  struct sfdo_prof_func *owner = attr_owner (at, vaddr, &off, &disc, NULL);
   if (owner && count)
     add_vote (at, owner, off, disc, sfdo_profile_intern_str (at->p, callee),
-              count);
+              0, count, 0);
 }
 
 void
@@ -138,7 +159,7 @@ attr_value (struct attributor *at, uint64_t vaddr, uint32_t kind,
             uint64_t value, uint64_t count)
 {
   uint32_t off = 0, disc = 0;
-  struct sfdo_prof_func *owner = attr_owner (at, vaddr, &off, &disc);
+  struct sfdo_prof_func *owner = attr_owner (at, vaddr, &off, &disc, NULL);
   if (owner && count)
     sfdo_prof_func_add_value (owner, off, disc, kind, value, count);
 }
@@ -176,7 +197,55 @@ vote_cmp (const void *a, const void *b)
     return x->offset < y->offset ? -1 : 1;
   if (x->disc != y->disc)
     return x->disc < y->disc ? -1 : 1;
-  return x->target < y->target ? -1 : x->target > y->target;
+  if (x->target != y->target)
+    return x->target < y->target ? -1 : 1;
+  return x->block < y->block ? -1 : x->block > y->block;
+}
+
+/* Whether votes X and Y are for the same line or call.  */
+static int
+same_key (const struct attr_vote *x, const struct attr_vote *y)
+{
+  return x->owner == y->owner && x->offset == y->offset && x->disc == y->disc
+         && x->target == y->target;
+}
+
+/* The count of a line from its votes V[0..N), sorted by block, under
+   SFDO_LINE_BLOCKS.  A block's count is the largest of its instructions'
+   (they ran as often as each other).  Only the blocks where one of the
+   line's statements begins count (line-table rows marked is_stmt: GCC
+   marks statement boundaries, and code that scheduling, hoisting or
+   sinking moved into another block does not begin one): a hoisted
+   instruction in a hot loop must not make an error path look hot, nor
+   loop set-up code make the loop look cold.  Several such blocks are
+   copies of the line (unrolling, peeling, versioning: Chen et al. 6.2.2),
+   each running part of its executions, so their counts add up.  A line
+   whose statement starts are all gone (merged into another line's row at
+   the same address, or a line table without is_stmt) is known only
+   through moved code, which can run more often than the line did (a
+   store sunk out of a loop's error path runs on every exit): it takes
+   its smallest count, and the plugin's block vote finds the block's
+   count in its other statements.  */
+static uint64_t
+blocks_vote (const struct attr_vote *v, size_t n)
+{
+  uint64_t sum = 0, min = UINT64_MAX;
+  int starts = 0;
+  for (size_t i = 0, j; i < n; i = j)
+    {
+      uint64_t count = 0;
+      int start = 0;
+      for (j = i; j < n && v[j].block == v[i].block; j++)
+        {
+          count = v[j].count > count ? v[j].count : count;
+          start |= v[j].stmt_start;
+        }
+      min = count < min ? count : min;
+      if (start)
+        sum = sfdo_sat_add (sum, count);
+      starts |= start;
+    }
+  return starts ? sum : min;
 }
 
 /* Turn the votes of one key, V[0..N), into a line count or a call count.
@@ -198,7 +267,8 @@ settle (struct attributor *at, const struct attr_vote *v, size_t n)
       sfdo_prof_line_add_target (l, v->target, sum);
       return;
     }
-  uint64_t count = at->vote == SFDO_LINE_MEAN ? sum / n : max;
+  uint64_t count = at->vote == SFDO_LINE_MEAN ? sum / n
+                   : at->vote == SFDO_LINE_MAX ? max : blocks_vote (v, n);
   sfdo_prof_func_add_line (v->owner, v->offset, v->disc, count);
 }
 
@@ -209,8 +279,8 @@ settle_votes (struct attributor *at)
     qsort (at->votes, at->nvotes, sizeof *at->votes, vote_cmp);
   for (size_t i = 0, j; i < at->nvotes; i = j)
     {
-      for (j = i + 1; j < at->nvotes && vote_cmp (&at->votes[i],
-                                                  &at->votes[j]) == 0;
+      for (j = i + 1; j < at->nvotes && same_key (&at->votes[i],
+                                                  &at->votes[j]);
            j++)
         ;
       settle (at, &at->votes[i], j - i);

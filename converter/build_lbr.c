@@ -110,7 +110,10 @@ settle_function (struct lbr_builder *lb, struct lbr_func *f)
       uint64_t count = running > 0 ? (uint64_t) running : 0;
       if (i == 0)
         entry = count;
-      attr_line (&lb->at, f->fb.insn_addrs[i], count);
+      ptrdiff_t k = sfdo_func_blocks_find (&f->fb, f->fb.insn_addrs[i]);
+      attr_line (&lb->at, f->fb.insn_addrs[i],
+                 k >= 0 ? f->fb.insn_addrs[f->fb.blocks[k].first_insn] : 0,
+                 count);
     }
   return entry;
 }

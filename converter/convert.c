@@ -1,6 +1,7 @@
 /* converter/convert.c - reading perf.data records into per-address
  * weights (see convert.h).  */
 #include "convert_int.h"
+#include "unsampled.h"
 
 #include <libgen.h>
 #include <limits.h>
@@ -935,6 +936,15 @@ sfdo_converter_build (struct sfdo_converter *cv, struct sfdo_profile **out,
   enum sfdo_errc rc = sfdo_profile_finalize (p, err);
   if (rc == SFDO_OK && cv->stats.callchains && !cv->stats.lbr_samples)
     heads_from_calls (p);
+  if (rc == SFDO_OK)
+    {
+      for (size_t i = 0; i < cv->nbinaries; i++)
+        if (cv->binaries[i].weights.n || cv->binaries[i].ranges.n
+            || cv->binaries[i].branches.n)
+          cv->stats.unsampled_functions
+            += sfdo_add_unsampled_functions (cv->binaries[i].symtab, p);
+      rc = sfdo_profile_finalize (p, err);
+    }
   if (rc != SFDO_OK)
     {
       sfdo_profile_free (p);

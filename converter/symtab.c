@@ -29,6 +29,7 @@ struct line_row {
   uint32_t line, disc;
   uint32_t order;             /* position in its table, for stable ties */
   uint8_t end;                /* end of a sequence: no code from here */
+  uint8_t is_stmt;            /* the row begins a statement */
 };
 
 struct scope {
@@ -188,17 +189,18 @@ read_lines (struct sfdo_symtab *st, Dwarf_Die *cu)
       Dwarf_Line *l = dwarf_onesrcline (lines, i);
       Dwarf_Addr addr;
       int line = 0;
-      bool end = false;
+      bool end = false, is_stmt = false;
       unsigned disc = 0;
       if (!l || dwarf_lineaddr (l, &addr) != 0)
         continue;
       dwarf_lineno (l, &line);
       dwarf_lineendsequence (l, &end);
       dwarf_linediscriminator (l, &disc);
+      dwarf_linebeginstatement (l, &is_stmt);
       sfdo_xgrow (&st->rows, &st->cap_rows, st->nrows + 1, sizeof *st->rows);
       st->rows[st->nrows] = (struct line_row) {
         addr, line > 0 ? (uint32_t) line : 0, disc,
-        (uint32_t) st->nrows, end
+        (uint32_t) st->nrows, end, is_stmt
       };
       st->nrows++;
     }
@@ -631,6 +633,22 @@ sfdo_symtab_function_range (const struct sfdo_symtab *st, uint64_t vaddr,
 }
 
 size_t
+sfdo_symtab_nfunctions (const struct sfdo_symtab *st)
+{
+  return st->nfunctions;
+}
+
+void
+sfdo_symtab_function (const struct sfdo_symtab *st, size_t i, uint64_t *lo,
+                      const char **name, const char **file)
+{
+  const struct scope *s = &st->scopes[st->functions[i].scope];
+  *lo = st->functions[i].lo;
+  *name = s->name;
+  *file = s->file;
+}
+
+size_t
 sfdo_symtab_lookup (struct sfdo_symtab *st, uint64_t vaddr,
                     const struct sfdo_frame **frames)
 {
@@ -648,15 +666,17 @@ sfdo_symtab_lookup (struct sfdo_symtab *st, uint64_t vaddr,
   sfdo_xgrow (&st->frames, &st->cap_frames, n, sizeof *st->frames);
   size_t k = n;
   uint32_t line = st->rows[row].line, disc = st->rows[row].disc;
+  uint8_t stmt_start = st->rows[row].addr == vaddr && st->rows[row].is_stmt;
   for (int32_t s = (int32_t) st->intervals[iv].scope; s >= 0;
        s = st->scopes[s].parent)
     {
       const struct scope *sc = &st->scopes[s];
       st->frames[--k] = (struct sfdo_frame) {
-        sc->name, sc->file, sc->decl_line, line, disc
+        sc->name, sc->file, sc->decl_line, line, disc, stmt_start
       };
       line = sc->call_line;
       disc = sc->call_disc;
+      stmt_start = 0;
     }
   *frames = st->frames;
   return n;

@@ -36,6 +36,9 @@ struct sfdo_frame {
   uint32_t line;            /* the sampled line, or for an outer level the
                                line of the call that was inlined */
   uint32_t discriminator;
+  uint8_t stmt_start;       /* innermost frame: the address begins a
+                               statement (a line-table row marked is_stmt),
+                               which code moved from elsewhere does not */
 };
 
 /* --- Lifecycle ------------------------------------------------------- */
@@ -89,6 +92,15 @@ size_t sfdo_symtab_lookup (struct sfdo_symtab *st, uint64_t vaddr,
    VADDR (its first range that does); returns 0, or -1 if none.  */
 int sfdo_symtab_function_range (const struct sfdo_symtab *st, uint64_t vaddr,
                                 uint64_t *lo, uint64_t *hi);
+
+/* The code ranges of functions (outermost scopes, sorted by address): how
+   many, and the I-th one's start, linkage name and file (NULL for a
+   function with external linkage).  A function split into parts
+   (foo.cold) has a range for each.  */
+size_t sfdo_symtab_nfunctions (const struct sfdo_symtab *st);
+void sfdo_symtab_function (const struct sfdo_symtab *st, size_t i,
+                           uint64_t *lo, const char **name,
+                           const char **file);
 
 /* Counts of what was read, for --stats and tests.  */
 struct sfdo_symtab_stats {
