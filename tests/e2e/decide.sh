@@ -14,8 +14,7 @@
 #
 # Options:
 #   --args "ARGS"        the program's arguments for every run
-#   --record "OPTIONS"   sfdo-record options (default: -c 50000, a timer
-#                        sample every 50 us; the period is fixed, never -F)
+#   --record "OPTIONS"   sfdo-record options (default: decide_recording's)
 #   --profiled "FLAGS"   extra flags of the recorded -O2 build only (such as
 #                        -fno-omit-frame-pointer for call chains)
 #   --profile FILE       use this profile instead of recording one
@@ -23,10 +22,46 @@
 #
 # After it: DECIDE_DIR=$TEST_TMP/NAME; files o2/, pgo/, sfdo/; the profile
 # sfdo.prof; sfdo/plugin.err holds the plugin's verbose report.
+#
+# Recording: this machine's only sampling event is a timer, whose samples
+# weigh blocks by time (a loop's cheap instructions in the shadow of an
+# expensive chain look rarely run), so where sfdo-record's emulated PMU is
+# built (--emulate, exact retired-instruction samples) the tests use it;
+# otherwise they fall back to the timer and say so.  SFDO_RECORDER names
+# another sfdo-record.
+
+DECIDE_RECORDER=${SFDO_RECORDER:-$SFDO_BUILD/sfdo-record}
+
+# decide_have_emulator: whether sfdo-record can emulate a PMU here.
+decide_have_emulator() {
+    "$DECIDE_RECORDER" --help 2>&1 | grep -q -- '--emulate' &&
+        "$DECIDE_RECORDER" --emulate --stat -o /dev/null -- true >/dev/null 2>&1
+}
+
+# decide_recording [lbr] [regs]: the sfdo-record options for a test that
+# needs branch stacks (call targets) or register values (value profiles).
+decide_recording() {
+    local lbr= regs=
+    for want in "$@"; do
+        case $want in lbr) lbr=1 ;; regs) regs=1 ;; esac
+    done
+    if decide_have_emulator; then
+        echo "--emulate -c 49999${lbr:+ -b}${regs:+ --regs}"
+    else
+        echo "$TEST_NAME: note: no emulated PMU here; sampling the timer" >&2
+        echo "-c 50000${lbr:+ -g}${regs:+ --regs}"
+    fi
+}
+
+# decide_need_emulator: skip unless sfdo-record can emulate a PMU.
+decide_need_emulator() {
+    decide_have_emulator ||
+        skip "needs sfdo-record --emulate (Valgrind's tool libraries): the timer's samples cannot resolve this"
+}
 
 # decide_build NAME [OPTION...] SRC... -- [GCC FLAG...]
 decide_build() {
-    local name=$1 args="" record="-c 50000" profiled="" profile="" cc=gcc
+    local name=$1 args="" record="" profiled="" profile="" cc=gcc
     shift
     while (($#)) && [[ $1 == --* && $1 != -- ]]; do
         case $1 in
@@ -63,10 +98,11 @@ decide_build() {
 
     if [[ -z $profile ]]; then
         _decide_compile "$cc" profiled "${sources[@]}" -- "${flags[@]}" -g $profiled
+        [[ -n $record ]] || record=$(decide_recording)
         local -a record_opts
         read -r -a record_opts <<<"$record"
         (cd "$DECIDE_DIR/profiled" &&
-            "$SFDO_BUILD/sfdo-record" -q -o perf.data "${record_opts[@]}" -- \
+            "$DECIDE_RECORDER" -q -o perf.data "${record_opts[@]}" -- \
                 ./prog "${run_args[@]}" > /dev/null 2> record.err) ||
             fail "$name: sfdo-record failed: $(head -3 "$DECIDE_DIR/profiled/record.err")"
         "$SFDO_BUILD/sfdo-convert" -q -o "$DECIDE_DIR/sfdo.prof" \
