@@ -14,7 +14,7 @@ decide_build icall --record "$(decide_recording lbr)" \
 promoted() { grep -c 'Indirect call -> direct call.* => op_mix ' "$(decide_dump "$1" icall.c profile)" || true; }
 (( $(promoted pgo) >= 1 )) || fail "PGO did not promote the call to op_mix"
 (( $(promoted sfdo) >= 1 )) ||
-  fail "sfdo did not promote the call to op_mix: $(grep -i 'indirect\|hist' "$(decide_dump sfdo icall.c profile)" | head -5)"
+  fail "sfdo did not promote the call to op_mix"
 grep -q '!Values: .*icall op_mix:' "$DECIDE_DIR/sfdo.prof" ||
   fail "the profile has no indirect-call histogram led by op_mix"
 echo "the indirect call is promoted to op_mix by PGO and by sfdo"
