@@ -93,7 +93,7 @@ same_function (const struct sfdo_frame *a, const struct sfdo_frame *b)
    it; NULL if VADDR has no usable line.  */
 struct sfdo_prof_func *
 attr_owner (struct attributor *at, uint64_t vaddr, uint32_t *offset,
-            uint32_t *disc, uint8_t *stmt_start)
+            uint32_t *disc, struct sfdo_frame *frame)
 {
   const struct sfdo_frame *fr;
   size_t n = sfdo_symtab_lookup (at->symtab, vaddr, &fr);
@@ -109,8 +109,8 @@ attr_owner (struct attributor *at, uint64_t vaddr, uint32_t *offset,
         {
           *offset = (uint32_t) off;
           *disc = fr[k].discriminator;
-          if (stmt_start)
-            *stmt_start = fr[k].stmt_start;
+          if (frame)
+            *frame = fr[k];
           return f;
         }
       if (off == 0 && same_function (&fr[k], &fr[k + 1]))
@@ -124,11 +124,39 @@ attr_owner (struct attributor *at, uint64_t vaddr, uint32_t *offset,
 static void
 add_vote (struct attributor *at, struct sfdo_prof_func *owner, uint32_t offset,
           uint32_t disc, uint32_t target, uint64_t block, uint64_t count,
-          uint8_t stmt_start)
+          const struct sfdo_frame *frame)
 {
   sfdo_xgrow (&at->votes, &at->cap_votes, at->nvotes + 1, sizeof *at->votes);
-  at->votes[at->nvotes++] = (struct attr_vote) { owner, offset, disc, target,
-                                                 block, count, stmt_start };
+  at->votes[at->nvotes++] = (struct attr_vote) {
+    owner, offset, disc, target, block, count,
+    frame ? frame->stmt_start : 0, frame ? frame->column : 0, 0
+  };
+}
+
+/* Statements of other lines that also begin at VADDR (the instruction of
+   OWNER's line FRAME): location views can stack several rows on one
+   address, and the instruction belongs to the last one only; the others
+   still began there, in the same block, and each counts as a start of
+   its own line (SFDO_LINE_BLOCKS counts copies by their starts).  */
+static void
+add_other_starts (struct attributor *at, uint64_t vaddr, uint64_t block,
+                  uint64_t count, struct sfdo_prof_func *owner,
+                  const struct sfdo_frame *frame)
+{
+  const struct sfdo_stmt_row *rows;
+  size_t n = sfdo_symtab_statements_at (at->symtab, vaddr, &rows);
+  for (size_t i = 0; i < n; i++)
+    {
+      struct sfdo_frame other = *frame;
+      int64_t off = line_offset (rows[i].line, frame->decl_line);
+      if (rows[i].line == frame->line || off < 0)
+        continue;
+      other.stmt_start = 1;
+      other.column = rows[i].column;
+      add_vote (at, owner, (uint32_t) off, rows[i].discriminator, 0, block,
+                count, &other);
+      at->votes[at->nvotes - 1].start_only = 1;
+    }
 }
 
 void
@@ -136,11 +164,13 @@ attr_line (struct attributor *at, uint64_t vaddr, uint64_t block,
            uint64_t count)
 {
   uint32_t off = 0, disc = 0;
-  uint8_t stmt_start = 0;
-  struct sfdo_prof_func *owner = attr_owner (at, vaddr, &off, &disc,
-                                             &stmt_start);
-  if (owner)
-    add_vote (at, owner, off, disc, 0, block, count, stmt_start);
+  struct sfdo_frame frame;
+  struct sfdo_prof_func *owner = attr_owner (at, vaddr, &off, &disc, &frame);
+  if (!owner)
+    return;
+  add_vote (at, owner, off, disc, 0, block, count, &frame);
+  if (at->vote == SFDO_LINE_BLOCKS)
+    add_other_starts (at, vaddr, block, count, owner, &frame);
 }
 
 void
@@ -151,7 +181,7 @@ attr_call (struct attributor *at, uint64_t vaddr, const char *callee,
   struct sfdo_prof_func *owner = attr_owner (at, vaddr, &off, &disc, NULL);
   if (owner && count)
     add_vote (at, owner, off, disc, sfdo_profile_intern_str (at->p, callee),
-              0, count, 0);
+              0, count, NULL);
 }
 
 void
@@ -210,6 +240,27 @@ same_key (const struct attr_vote *x, const struct attr_vote *y)
          && x->target == y->target;
 }
 
+/* How many copies of a line one machine block holds, from its votes
+   V[0..N) there: the most statement starts at any one column.  Unrolling
+   repeats a statement in one block, each copy beginning where the
+   original did; two statements of one line (a for loop's test and
+   increment) begin at different columns and are one copy.  */
+static uint64_t
+copies_in_block (const struct attr_vote *v, size_t n)
+{
+  uint64_t most = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      uint64_t same = 0;
+      if (!v[i].stmt_start)
+        continue;
+      for (size_t k = 0; k < n; k++)
+        same += v[k].stmt_start && v[k].column == v[i].column;
+      most = same > most ? same : most;
+    }
+  return most;
+}
+
 /* The count of a line from its votes V[0..N), sorted by block, under
    SFDO_LINE_BLOCKS.  A block's count is the largest of its instructions'
    (they ran as often as each other).  Only the blocks where one of the
@@ -217,35 +268,29 @@ same_key (const struct attr_vote *x, const struct attr_vote *y)
    marks statement boundaries, and code that scheduling, hoisting or
    sinking moved into another block does not begin one): a hoisted
    instruction in a hot loop must not make an error path look hot, nor
-   loop set-up code make the loop look cold.  Several such blocks are
-   copies of the line (unrolling, peeling, versioning: Chen et al. 6.2.2),
-   each running part of its executions, so their counts add up.  A line
-   whose statement starts are all gone (merged into another line's row at
-   the same address, or a line table without is_stmt) is known only
-   through moved code, which can run more often than the line did (a
-   store sunk out of a loop's error path runs on every exit): it takes
-   its smallest count, and the plugin's block vote finds the block's
-   count in its other statements.  */
+   loop set-up code make the loop look cold.  Every copy of the line
+   (unrolling, peeling, versioning: Chen et al. 6.2.2) ran part of its
+   executions, so copies add up: several blocks, and several copies in
+   one block (copies_in_block).  A line whose statement starts are all
+   gone (merged into another line's row at the same address, or a line
+   table without is_stmt) is known only through moved code, which can run
+   more often than the line did (a store sunk out of a loop's error path
+   runs on every exit): it takes its smallest count, and the plugin's
+   block vote finds the block's count in its other statements.  */
 static uint64_t
 blocks_vote (const struct attr_vote *v, size_t n)
 {
   uint64_t sum = 0, min = UINT64_MAX;
-  int starts = 0;
   for (size_t i = 0, j; i < n; i = j)
     {
       uint64_t count = 0;
-      int start = 0;
       for (j = i; j < n && v[j].block == v[i].block; j++)
-        {
-          count = v[j].count > count ? v[j].count : count;
-          start |= v[j].stmt_start;
-        }
+        count = v[j].count > count ? v[j].count : count;
       min = count < min ? count : min;
-      if (start)
-        sum = sfdo_sat_add (sum, count);
-      starts |= start;
+      sum = sfdo_sat_add (sum, sfdo_sat_mul (count,
+                                             copies_in_block (v + i, j - i)));
     }
-  return starts ? sum : min;
+  return sum ? sum : min;
 }
 
 /* Turn the votes of one key, V[0..N), into a line count or a call count.

@@ -24,6 +24,9 @@ struct attr_vote {
   uint64_t block;               /* first address of the instruction's block */
   uint64_t count;
   uint8_t stmt_start;           /* the instruction begins a statement */
+  uint32_t column;              /* ... at this column */
+  uint8_t start_only;           /* a statement start of this line at an
+                                   instruction of another line */
 };
 
 struct attributor {
@@ -40,11 +43,11 @@ struct attributor {
 void attr_init (struct attributor *at, struct sfdo_symtab *symtab,
                 struct sfdo_profile *p, enum sfdo_line_vote vote);
 /* The profile owning the source position of VADDR and the position in it
-   (*OFFSET, *DISC, and whether VADDR begins a statement in *STMT_START,
-   which may be NULL); NULL if VADDR has no usable line.  */
+   (*OFFSET, *DISC); NULL if VADDR has no usable line.  With FRAME, the
+   innermost frame's details (statement start, column) go there.  */
 struct sfdo_prof_func *attr_owner (struct attributor *at, uint64_t vaddr,
                                    uint32_t *offset, uint32_t *disc,
-                                   uint8_t *stmt_start);
+                                   struct sfdo_frame *frame);
 /* The top-level profile of the function whose entry is at ENTRY, or NULL
    if ENTRY is not a function's first address.  */
 struct sfdo_prof_func *attr_function_at (struct attributor *at,

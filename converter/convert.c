@@ -22,6 +22,8 @@ static void
 free_binaries (struct sfdo_converter *cv)
 {
   for (size_t i = 0; i < cv->nbinaries; i++)
+    sfdo_u64map_release (&cv->binaries[i].pids);
+  for (size_t i = 0; i < cv->nbinaries; i++)
     {
       free (cv->binaries[i].path);
       free (cv->binaries[i].real);
@@ -757,9 +759,14 @@ on_record (const struct sfdo_perfdata_record *r, void *ctx)
     {
     case SFDO_PERFDATA_MMAP:
     case SFDO_PERFDATA_MMAP2:
-      sfdo_procmap_mmap (cv->procmap, r->u.mmap.pid, r->u.mmap.addr,
-                         r->u.mmap.len, r->u.mmap.pgoff,
-                         file_id (cv, w->pd, &r->u.mmap), time);
+      {
+        uint32_t fid = file_id (cv, w->pd, &r->u.mmap);
+        sfdo_procmap_mmap (cv->procmap, r->u.mmap.pid, r->u.mmap.addr,
+                           r->u.mmap.len, r->u.mmap.pgoff, fid, time);
+        if (cv->files[fid].binary >= 0)
+          *sfdo_u64map_get (&cv->binaries[cv->files[fid].binary].pids,
+                            (uint64_t) r->u.mmap.pid + 1) = 1;
+      }
       break;
     case SFDO_PERFDATA_FORK:
       if (r->u.task.pid != r->u.task.ppid)
@@ -769,7 +776,9 @@ on_record (const struct sfdo_perfdata_record *r, void *ctx)
     case SFDO_PERFDATA_COMM:
       if ((r->misc & SFDO_PERFDATA_MISC_COMM_EXEC)
           && r->u.comm.pid == r->u.comm.tid)
-        sfdo_procmap_exec (cv->procmap, r->u.comm.pid, time);
+        {
+          sfdo_procmap_exec (cv->procmap, r->u.comm.pid, time);
+        }
       break;
     case SFDO_PERFDATA_LOST:
       cv->stats.lost += r->u.lost.lost;
@@ -904,6 +913,25 @@ heads_from_calls (struct sfdo_profile *p)
   sfdo_u64map_release (&incoming);
 }
 
+/* main runs once per process: its head is the number of processes that
+   mapped the executable defining it, exactly, where an entry block's
+   samples give a rarely entered function a whole sample's weight or
+   nothing (and the loops in main, divided by that, the wrong trip
+   counts).  A process recorded with -p after it started entered main
+   once all the same.  */
+static void
+count_main_entries (struct sfdo_converter *cv, struct sfdo_profile *p)
+{
+  for (size_t i = 0; i < cv->nbinaries; i++)
+    {
+      struct binary *b = &cv->binaries[i];
+      struct sfdo_prof_func *f = sfdo_profile_find (p, "main", NULL, NULL);
+      if (!b->pids.n || !f || !sfdo_symtab_has_function (b->symtab, "main"))
+        continue;
+      f->head = b->pids.n;
+    }
+}
+
 enum sfdo_errc
 sfdo_converter_build (struct sfdo_converter *cv, struct sfdo_profile **out,
                       struct sfdo_error *err)
@@ -945,6 +973,8 @@ sfdo_converter_build (struct sfdo_converter *cv, struct sfdo_profile **out,
             += sfdo_add_unsampled_functions (cv->binaries[i].symtab, p);
       rc = sfdo_profile_finalize (p, err);
     }
+  if (rc == SFDO_OK)
+    count_main_entries (cv, p);
   if (rc != SFDO_OK)
     {
       sfdo_profile_free (p);

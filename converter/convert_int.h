@@ -35,6 +35,7 @@ struct binary {
   struct value_site *sites;
   size_t nsites, cap_sites;
   struct sfdo_pairmap values[SFDO_VALUE_NKINDS];  /* (site, value) seen */
+  struct sfdo_u64map pids;      /* processes that mapped it: pid + 1 */
   int build_id_checked;
 };
 

@@ -30,6 +30,7 @@ struct line_row {
   uint32_t order;             /* position in its table, for stable ties */
   uint8_t end;                /* end of a sequence: no code from here */
   uint8_t is_stmt;            /* the row begins a statement */
+  uint32_t column;
 };
 
 struct scope {
@@ -74,6 +75,8 @@ struct sfdo_symtab {
   size_t nfunctions;
   struct sfdo_frame *frames;
   size_t cap_frames;
+  struct sfdo_stmt_row *stmt_rows;
+  size_t cap_stmt_rows;
   struct named_addr *names;     /* sorted by address */
   size_t nnames, cap_names;
   struct sfdo_symtab_stats stats;
@@ -188,7 +191,7 @@ read_lines (struct sfdo_symtab *st, Dwarf_Die *cu)
     {
       Dwarf_Line *l = dwarf_onesrcline (lines, i);
       Dwarf_Addr addr;
-      int line = 0;
+      int line = 0, column = 0;
       bool end = false, is_stmt = false;
       unsigned disc = 0;
       if (!l || dwarf_lineaddr (l, &addr) != 0)
@@ -197,10 +200,12 @@ read_lines (struct sfdo_symtab *st, Dwarf_Die *cu)
       dwarf_lineendsequence (l, &end);
       dwarf_linediscriminator (l, &disc);
       dwarf_linebeginstatement (l, &is_stmt);
+      dwarf_linecol (l, &column);
       sfdo_xgrow (&st->rows, &st->cap_rows, st->nrows + 1, sizeof *st->rows);
       st->rows[st->nrows] = (struct line_row) {
         addr, line > 0 ? (uint32_t) line : 0, disc,
-        (uint32_t) st->nrows, end, is_stmt
+        (uint32_t) st->nrows, end, is_stmt,
+        column > 0 ? (uint32_t) column : 0
       };
       st->nrows++;
     }
@@ -519,6 +524,7 @@ sfdo_symtab_free (struct sfdo_symtab *st)
   free (st->ranges);
   free (st->intervals);
   free (st->functions);
+  free (st->stmt_rows);
   free (st->frames);
   free (st->names);
   free (st);
@@ -648,6 +654,25 @@ sfdo_symtab_function (const struct sfdo_symtab *st, size_t i, uint64_t *lo,
   *file = s->file;
 }
 
+/* Whether VADDR begins a statement of the line of ROW, the last row at or
+   below it: several rows may share an address (location views), and an
+   earlier one of the same line may carry is_stmt where the last does
+   not.  The statement's column goes to *COLUMN.  */
+static uint8_t
+statement_start (const struct sfdo_symtab *st, ptrdiff_t row, uint64_t vaddr,
+                 uint32_t *column)
+{
+  const struct line_row *last = &st->rows[row];
+  for (ptrdiff_t r = row; r >= 0 && st->rows[r].addr == vaddr; r--)
+    if (st->rows[r].is_stmt && st->rows[r].line == last->line
+        && st->rows[r].disc == last->disc)
+      {
+        *column = st->rows[r].column;
+        return 1;
+      }
+  return 0;
+}
+
 size_t
 sfdo_symtab_lookup (struct sfdo_symtab *st, uint64_t vaddr,
                     const struct sfdo_frame **frames)
@@ -666,19 +691,50 @@ sfdo_symtab_lookup (struct sfdo_symtab *st, uint64_t vaddr,
   sfdo_xgrow (&st->frames, &st->cap_frames, n, sizeof *st->frames);
   size_t k = n;
   uint32_t line = st->rows[row].line, disc = st->rows[row].disc;
-  uint8_t stmt_start = st->rows[row].addr == vaddr && st->rows[row].is_stmt;
+  uint32_t column = st->rows[row].column;
+  uint8_t stmt_start = statement_start (st, row, vaddr, &column);
   for (int32_t s = (int32_t) st->intervals[iv].scope; s >= 0;
        s = st->scopes[s].parent)
     {
       const struct scope *sc = &st->scopes[s];
       st->frames[--k] = (struct sfdo_frame) {
-        sc->name, sc->file, sc->decl_line, line, disc, stmt_start
+        sc->name, sc->file, sc->decl_line, line, disc, stmt_start, column
       };
       line = sc->call_line;
       disc = sc->call_disc;
       stmt_start = 0;
+      column = 0;
     }
   *frames = st->frames;
+  return n;
+}
+
+int
+sfdo_symtab_has_function (const struct sfdo_symtab *st, const char *name)
+{
+  for (size_t i = 0; i < st->nfunctions; i++)
+    if (strcmp (st->scopes[st->functions[i].scope].name, name) == 0)
+      return 1;
+  return 0;
+}
+
+size_t
+sfdo_symtab_statements_at (struct sfdo_symtab *st, uint64_t vaddr,
+                           const struct sfdo_stmt_row **rows)
+{
+  ptrdiff_t row = last_at_or_below (st->rows, st->nrows, sizeof *st->rows,
+                                    vaddr);
+  size_t n = 0;
+  for (; row >= 0 && st->rows[row].addr == vaddr; row--)
+    if (st->rows[row].is_stmt && !st->rows[row].end && st->rows[row].line)
+      {
+        sfdo_xgrow (&st->stmt_rows, &st->cap_stmt_rows, n + 1,
+                    sizeof *st->stmt_rows);
+        st->stmt_rows[n++] = (struct sfdo_stmt_row) {
+          st->rows[row].line, st->rows[row].disc, st->rows[row].column
+        };
+      }
+  *rows = st->stmt_rows;
   return n;
 }
 

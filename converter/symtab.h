@@ -39,6 +39,7 @@ struct sfdo_frame {
   uint8_t stmt_start;       /* innermost frame: the address begins a
                                statement (a line-table row marked is_stmt),
                                which code moved from elsewhere does not */
+  uint32_t column;          /* innermost frame: the statement's column */
 };
 
 /* --- Lifecycle ------------------------------------------------------- */
@@ -87,6 +88,21 @@ const char *sfdo_symtab_call_name (const struct sfdo_symtab *st,
    function with line information covers VADDR.  */
 size_t sfdo_symtab_lookup (struct sfdo_symtab *st, uint64_t vaddr,
                            const struct sfdo_frame **frames);
+
+/* Whether the binary has code for a function named NAME.  */
+int sfdo_symtab_has_function (const struct sfdo_symtab *st, const char *name);
+
+/* A statement that begins at an address, in the innermost function's
+   lines there: one line-table row marked is_stmt.  */
+struct sfdo_stmt_row {
+  uint32_t line, discriminator, column;
+};
+
+/* The statements that begin at VADDR, in *ROWS (valid until the next
+   call or free): rows marked is_stmt at exactly that address, which
+   location views can make several, of several lines.  Returns how many. */
+size_t sfdo_symtab_statements_at (struct sfdo_symtab *st, uint64_t vaddr,
+                                  const struct sfdo_stmt_row **rows);
 
 /* The [*LO, *HI) address range of the outermost function containing
    VADDR (its first range that does); returns 0, or -1 if none.  */

@@ -12,7 +12,7 @@
    both arms rejoin, the flow's all-or-nothing choice is replaced by a
    split along the static probabilities, inside the solution so that it
    stays consistent (a pass such as the tracer must not see a hot path
-   that was never observed).  */
+   that was never observed); loops whose trip count GCC knows get it.  */
 
 #include "gcc-plugin.h"
 #include "config.h"
@@ -26,10 +26,15 @@
 #include "cfg.h"
 #include "profile.h"
 #include "hash-set.h"
+#include "cfgloop.h"
+#include "tree-ssa-loop.h"
+#include "tree-ssa-loop-niter.h"
+#include "tree-scalar-evolution.h"
 
 #include "../profiles/profile.h"
 #include "../smooth/mcf.h"
 #include "samplefdo.h"
+#include "counts.h"
 #include "position.h"
 #include "annotate.h"
 
@@ -190,6 +195,22 @@ prior (edge e)
 	 : -1.0;
 }
 
+/* The mean size of the current function's blocks, in statements.  */
+
+static unsigned
+typical_block_size (void)
+{
+  basic_block bb;
+  unsigned n = 0, total = 0;
+
+  FOR_EACH_BB_FN (bb, cfun)
+    {
+      total += sfdo_block_size (bb);
+      n++;
+    }
+  return n ? MAX (total / n, 1u) : 1;
+}
+
 /* Build the flow network of the current function with the measured
    counts of C, edges in FOR_ALL_BB_FN / FOR_EACH_EDGE order.  */
 
@@ -217,6 +238,158 @@ static unsigned
 edge_index (basic_block bb, unsigned nth, const unsigned *first)
 {
   return first[bb->index] + nth;
+}
+
+/* The index of edge E in C's order.  */
+
+static unsigned
+index_of_edge (const struct sfdo_fn_counts *c, edge e)
+{
+  edge f;
+  edge_iterator ei;
+
+  FOR_EACH_EDGE (f, ei, e->src->succs)
+    if (f == e)
+      break;
+  return edge_index (e->src, ei.index, c->first_edge);
+}
+
+/* The constant number of latch executions per entry of LOOP, into *N,
+   when GCC can tell it (one exit, constant bounds); false otherwise.  */
+
+static bool
+constant_latch_count (class loop *loop, uint64_t *n)
+{
+  auto_vec<edge> exits = get_loop_exit_edges (loop);
+  class tree_niter_desc desc;
+
+  if (exits.length () != 1
+      || !number_of_iterations_exit (loop, exits[0], &desc, false)
+      || TREE_CODE (desc.niter) != INTEGER_CST
+      || !integer_zerop (desc.may_be_zero)
+      || !tree_fits_uhwi_p (desc.niter))
+    return false;
+  *n = tree_to_uhwi (desc.niter);
+  return true;
+}
+
+/* Add X to the flow of a cycle of LOOP: from the header along the most
+   probable successors inside the loop to the latch, and back.  Adding
+   flow round a cycle keeps every block's in-flow equal to its out-flow.
+   Returns false, changing nothing, if no such walk reaches the latch.  */
+
+static bool
+add_cycle_flow (struct sfdo_fn_counts *c, class loop *loop, uint64_t x)
+{
+  auto_vec<edge, 16> path;
+  auto_bitmap seen;
+  basic_block bb = loop->header;
+
+  while (bb != loop->latch)
+    {
+      edge e, best = NULL;
+      edge_iterator ei;
+      bitmap_set_bit (seen, bb->index);
+      FOR_EACH_EDGE (e, ei, bb->succs)
+	if (flow_bb_inside_loop_p (loop, e->dest)
+	    && (e->dest == loop->latch || !bitmap_bit_p (seen, e->dest->index))
+	    && e->dest != loop->header
+	    && (!best || prior (e) > prior (best)))
+	  best = e;
+      if (!best)
+	return false;
+      path.safe_push (best);
+      bb = best->dest;
+    }
+  path.safe_push (find_edge (loop->latch, loop->header));
+  if (!path.last ())
+    return false;
+  for (edge e : path)
+    {
+      c->edge[index_of_edge (c, e)] += x;
+      c->block[e->src->index] += x;
+    }
+  return true;
+}
+
+/* qsort order of loops: outer before inner.  */
+
+static int
+shallower_first (const void *a, const void *b)
+{
+  return loop_depth (*(class loop *const *) a)
+	 - loop_depth (*(class loop *const *) b);
+}
+
+/* Samples an unmeasured loop may be assumed to have missed.  */
+#define SFDO_UNSEEN_SAMPLES 2.0
+
+/* Whether some block of LOOP has a measured count above zero.  */
+
+static bool
+loop_measured_p (const struct sfdo_fn_counts *c, class loop *loop)
+{
+  basic_block *body = get_loop_body (loop);
+  bool measured = false;
+
+  for (unsigned i = 0; i < loop->num_nodes && !measured; i++)
+    measured = c->raw[body[i]->index] > 0;
+  free (body);
+  return measured;
+}
+
+/* Loops whose trip count GCC knows (one exit, constant bounds, as in
+   for (i = 0; i < 4096; i++)) and that caught no sample run that often
+   per entry all the same: a loop too cheap to be sampled is not a loop
+   that never iterates, and the passes that later fold its first exit test
+   would find counts that do not add up.  Where the flow sent fewer
+   iterations round such a loop, the difference goes round its most
+   probable cycle, up to what the loop could have run and still caught no
+   sample (SFDO_UNSEEN_SAMPLES): a rarely entered function's entry count
+   is overstated by up to a sample's weight, and multiplying it by the
+   trip count would make a cold loop look hot.  A loop with samples keeps
+   what they say.  Outer loops first, so that an inner loop sees its
+   entries raised.  */
+
+static void
+fill_counted_loops (struct sfdo_fn_counts *c)
+{
+  bool own_scev;
+  auto_vec<class loop *, 8> loops;
+
+  if (!current_loops || number_of_loops (cfun) <= 1)
+    return;
+  calculate_dominance_info (CDI_DOMINATORS);
+  own_scev = !scev_initialized_p ();
+  if (own_scev)
+    scev_initialize ();
+  for (auto loop : loops_list (cfun, 0))
+    loops.safe_push (loop);
+  loops.qsort (shallower_first);
+  for (class loop *loop : loops)
+    {
+      uint64_t n, entered = 0, looped = 0;
+      edge e;
+      edge_iterator ei;
+      if (!loop->latch || loop_measured_p (c, loop)
+	  || !constant_latch_count (loop, &n) || !n)
+	continue;
+      FOR_EACH_EDGE (e, ei, loop->header->preds)
+	if (flow_bb_inside_loop_p (loop, e->src))
+	  looped += c->edge[index_of_edge (c, e)];
+	else
+	  entered += c->edge[index_of_edge (c, e)];
+      uint64_t want = sfdo_sat_mul (entered, n);
+      double unseen = SFDO_UNSEEN_SAMPLES / MAX (sfdo_expected_samples
+						   (1, sfdo_block_size
+							 (loop->header)),
+						 1e-12);
+      want = MIN (want, (uint64_t) MIN (unseen, 1e18));
+      if (entered && looped < want)
+	add_cycle_flow (c, loop, want - looped);
+    }
+  if (own_scev)
+    scev_finalize ();
 }
 
 /* The block where every arm of BB's branch rejoins, when each arm is a
@@ -293,7 +466,7 @@ split_unmeasured_branch (struct sfdo_fn_counts *c, basic_block bb,
 
 void
 sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
-		      struct sfdo_fn_counts *c)
+		      uint64_t head, struct sfdo_fn_counts *c)
 {
   basic_block bb;
   unsigned *first;
@@ -301,16 +474,23 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
   unsigned k = 0;
 
   memset (c, 0, sizeof *c);
+  /* fill_counted_loops asks GCC for trip counts, which needs loops with
+     preheaders; GCC's loop passes would add them anyway.  */
+  if (f && solve && current_loops && number_of_loops (cfun) > 1
+      && (!loops_state_satisfies_p (LOOPS_HAVE_PREHEADERS)
+	  || loops_state_satisfies_p (LOOPS_MAY_HAVE_MULTIPLE_LATCHES)))
+    loop_optimizer_init (LOOPS_NORMAL);
   c->nblocks = last_basic_block_for_fn (cfun);
   c->raw = XNEWVEC (int64_t, c->nblocks);
   c->block = XCNEWVEC (uint64_t, c->nblocks);
-  first = XCNEWVEC (unsigned, c->nblocks);
+  first = c->first_edge = XCNEWVEC (unsigned, c->nblocks);
   FOR_ALL_BB_FN (bb, cfun)
     {
       bool from_inlinee = false;
+      uint64_t entries = head ? head : f ? f->head : 0;
       c->raw[bb->index] = !f ? -1
 	: bb == ENTRY_BLOCK_PTR_FOR_FN (cfun)
-	  ? (f->head ? (int64_t) MIN (f->head, (uint64_t) INT64_MAX) : -1)
+	  ? (entries ? (int64_t) MIN (entries, (uint64_t) INT64_MAX) : -1)
 	: bb == EXIT_BLOCK_PTR_FOR_FN (cfun) ? -1
 	: block_count (f, bb, &from_inlinee);
       c->calls_from_inlinees += from_inlinee;
@@ -325,12 +505,10 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
   c->edge = XCNEWVEC (uint64_t, c->nedges + 1);
   c->fit = f ? profile_fit (f) : 1.0;
   if (!f || !solve)
-    {
-      XDELETEVEC (first);
-      return;
-    }
+    return;
   forget_merged_arms (c->raw);
   g = build_network (c);
+  sfdo_flow_set_sample_weight (g, sfdo_sample_weight (typical_block_size ()));
   sfdo_flow_solve (g);
   FOR_ALL_BB_FN (bb, cfun)
     c->block[bb->index] = sfdo_flow_block_count (g, bb->index);
@@ -338,9 +516,9 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
     c->edge[k] = sfdo_flow_edge_count (g, k);
   sfdo_flow_free (g);
   c->solved = true;
+  fill_counted_loops (c);
   FOR_EACH_BB_FN (bb, cfun)
     split_unmeasured_branch (c, bb, first);
-  XDELETEVEC (first);
 }
 
 void
@@ -349,6 +527,7 @@ sfdo_fn_counts_free (struct sfdo_fn_counts *c)
   XDELETEVEC (c->raw);
   XDELETEVEC (c->block);
   XDELETEVEC (c->edge);
+  XDELETEVEC (c->first_edge);
   memset (c, 0, sizeof *c);
 }
 

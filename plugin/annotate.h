@@ -21,6 +21,8 @@ struct sfdo_fn_counts
      and of its out-edges'.  */
   uint64_t *block;
   uint64_t *edge;
+  /* The index in EDGE of each block's first out-edge.  */
+  unsigned *first_edge;
   /* Whether BLOCK and EDGE hold a solution (there was a profile).  */
   bool solved;
   /* Blocks with a measured count; blocks of the function.  */
@@ -35,9 +37,11 @@ struct sfdo_fn_counts
 
 /* Measure the current function's blocks from its profile F and, with
    SOLVE, solve the flow; C is filled and must be released with
-   sfdo_fn_counts_free.  With F NULL, every block is unknown.  */
+   sfdo_fn_counts_free.  With F NULL, every block is unknown.  HEAD, when
+   nonzero, replaces the profile's entry count (the calls into the
+   function this unit makes, when they say more).  */
 void sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
-			   struct sfdo_fn_counts *c);
+			   uint64_t head, struct sfdo_fn_counts *c);
 
 void sfdo_fn_counts_free (struct sfdo_fn_counts *c);
 

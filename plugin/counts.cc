@@ -146,6 +146,13 @@ sfdo_expected_samples (uint64_t count, unsigned size)
   return (double) count * size / (double) sfdo_period;
 }
 
+uint64_t
+sfdo_sample_weight (unsigned size)
+{
+  double one = sfdo_expected_samples (1, size);
+  return one > 0 ? (uint64_t) MAX (1.0 / one, 1.0) : 1;
+}
+
 /* The profile_quality of sfdo_opts.quality.  */
 
 static profile_quality

@@ -18,6 +18,10 @@ void sfdo_install_profile_info (void);
    caught.  */
 double sfdo_expected_samples (uint64_t count, unsigned size);
 
+/* The count one sample (or branch-stack sighting) gives a block of SIZE
+   statements: the noise floor of a measured count.  */
+uint64_t sfdo_sample_weight (unsigned size);
+
 /* Write the counts C onto the current function (of NODE): blocks,
    edge probabilities derived from the same flows, node->count and
    PROFILE_READ.  Blocks marked in REAL_ZERO (by index; may be NULL) are

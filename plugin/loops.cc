@@ -22,18 +22,30 @@
 #include "flags.h"
 
 #include "samplefdo.h"
+#include "annotate.h"
+#include "counts.h"
 #include "loops.h"
 
+/* Samples below which an entry count is too weak to divide by.  */
+#define SFDO_ENTRY_EVIDENCE 5.0
+
 /* The iterations per entry the counts of LOOP imply, rounded to the
-   nearest: GCC's expected_loop_iterations_unbounded rounds up, which
-   turns a sampled 0.3 into one more peeled iteration than exact counts
-   would.  */
+   nearest (GCC's expected_loop_iterations_unbounded rounds up, which turns
+   a sampled 0.3 into one more peeled iteration than exact counts would).
+   A loop entered too rarely to be sampled every time (main's loop,
+   entered once, shows a whole sample's weight on its way in) has its
+   entry count overstated by up to the sampling period: below
+   SFDO_ENTRY_EVIDENCE samples the estimate grows in proportion, so that
+   such a loop is not taken for one that runs a dozen times and peeled;
+   erring that way only leaves it as plain -O2 would.  -1 if the loop was
+   not entered.  */
 
 static gcov_type
 iterations_per_entry (const class loop *loop)
 {
   profile_count entered = profile_count::zero ();
   profile_count looped = profile_count::zero ();
+  double evidence = 0, iterations;
   edge e;
   edge_iterator ei;
 
@@ -41,11 +53,19 @@ iterations_per_entry (const class loop *loop)
     if (e->src == loop->latch || flow_bb_inside_loop_p (loop, e->src))
       looped += e->count ();
     else
-      entered += e->count ();
+      {
+	entered += e->count ();
+	if (e->count ().ipa ().initialized_p ())
+	  evidence += sfdo_expected_samples (e->count ().ipa ().to_gcov_type (),
+					     sfdo_block_size (e->src));
+      }
   if (!entered.ipa ().nonzero_p ())
     return -1;
-  return (looped.ipa ().to_gcov_type () + entered.ipa ().to_gcov_type () / 2)
-	 / entered.ipa ().to_gcov_type ();
+  iterations = (double) looped.ipa ().to_gcov_type ()
+	       / (double) entered.ipa ().to_gcov_type ();
+  if (evidence < SFDO_ENTRY_EVIDENCE)
+    iterations *= SFDO_ENTRY_EVIDENCE / MAX (evidence, 1.0 / 64);
+  return iterations > 1e15 ? (gcov_type) 1e15 : (gcov_type) (iterations + 0.5);
 }
 
 unsigned

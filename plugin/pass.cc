@@ -19,7 +19,8 @@
 	bodies, then inline replay;
      3. annotation: measured counts, flow, real zeros, counts onto the
 	CFG, loop estimates; functions the profiled binary never ran are
-	marked unlikely;
+	marked unlikely; then entry counts made to agree with the calls
+	this unit makes into them;
      4. once all counts are in: frequencies, call edges, value histograms
 	and their transformations, the consistency check;
      5. handle_missing_profiles, as after -fprofile-use.
@@ -48,6 +49,7 @@
 #include "value-prof.h"
 #include "diagnostic-core.h"
 #include "dumpfile.h"
+#include "gimple-iterator.h"
 
 #include "../profiles/profile.h"
 #include "samplefdo.h"
@@ -242,7 +244,7 @@ dump_gcc_counts (void)
 	struct sfdo_fn_counts c;
 	struct sfdo_prof_func *f = sfdo_profile_of (node->decl, &extra);
 	push_cfun (DECL_STRUCT_FUNCTION (node->decl));
-	sfdo_annotate_blocks (f, false, &c);
+	sfdo_annotate_blocks (f, false, 0, &c);
 	note_match (node, f);
 	record_match (node, f, &c, &seen);
 	if (sfdo_opts.dump)
@@ -284,32 +286,114 @@ prepare_inlining (sfdo_extra_map *extra)
     }
 }
 
-/* Stage 3 for the current function (of NODE, profile F).  Returns
-   whether it got counts.  */
+/* Stage 3 for the current function (of NODE, profile F): its counts
+   onto the CFG, with HEAD (when nonzero) as its entry count.  SEEN (NULL
+   on a second annotation) collects the statistics.  */
 
-static bool
+static void
 annotate_function (cgraph_node *node, const struct sfdo_prof_func *f,
-		   hash_set<const struct sfdo_prof_func *> *seen)
+		   uint64_t head, hash_set<const struct sfdo_prof_func *> *seen)
 {
   struct sfdo_fn_counts c;
   bool *zeros;
+  unsigned estimates;
 
   if (sfdo_profiled_but_never_ran (f))
     {
       sfdo_mark_never_ran (node);
       record_match (node, f, NULL, seen);
-      return true;
+      return;
     }
-  sfdo_annotate_blocks (f, true, &c);
+  sfdo_annotate_blocks (f, true, head, &c);
   zeros = sfdo_find_real_zeros (&c);
   sfdo_write_counts (node, &c, zeros);
-  sfdo_stats.loop_estimates += sfdo_record_loop_estimates ();
+  estimates = sfdo_record_loop_estimates ();
+  if (seen)
+    {
+      sfdo_stats.loop_estimates += estimates;
+      record_match (node, f, &c, seen);
+    }
   if (sfdo_opts.dump)
     sfdo_dump_blocks (sfdo_opts.dump, node, &c);
-  record_match (node, f, &c, seen);
   XDELETEVEC (zeros);
   sfdo_fn_counts_free (&c);
-  return true;
+}
+
+/* A function and its profile, annotated in this unit.  */
+typedef std::pair<cgraph_node *, struct sfdo_prof_func *> sfdo_annotated;
+
+/* Into CALLS, for each function, the sum of the counts of the blocks of
+   ANNOTATED functions that call it directly.  */
+
+static void
+sum_calls (vec<sfdo_annotated> *annotated, hash_map<tree, gcov_type> *calls)
+{
+  for (const sfdo_annotated &a : *annotated)
+    {
+      basic_block bb;
+      push_cfun (DECL_STRUCT_FUNCTION (a.first->decl));
+      FOR_EACH_BB_FN (bb, cfun)
+	for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
+	     gsi_next (&gsi))
+	  {
+	    tree callee = is_gimple_call (gsi_stmt (gsi))
+			  ? gimple_call_fndecl (gsi_stmt (gsi)) : NULL_TREE;
+	    cgraph_node *cn = callee ? cgraph_node::get (callee) : NULL;
+	    profile_count n = bb->count.ipa ();
+	    if (!cn || !n.initialized_p ())
+	      continue;
+	    gcov_type &sum = calls->get_or_insert
+			       (cn->ultimate_alias_target ()->decl);
+	    sum += n.to_gcov_type ();
+	  }
+      pop_cfun ();
+    }
+}
+
+/* Stage 3b: entry counts that agree with the calls into them.  A call's
+   count comes from its caller's samples and an entry count from the
+   callee's, and sampling leaves them apart; GCC's inliner scales a
+   callee's body by their ratio.  A function only this unit calls, and
+   only directly, is entered exactly as often as it is called here (GCC
+   checks so); any other at least as often.  Such functions are annotated
+   again with that entry count, a few rounds, as a change moves the calls
+   the function itself makes.  */
+
+static void
+reconcile_entries (vec<sfdo_annotated> *annotated)
+{
+  for (int round = 0; round < 3; round++)
+    {
+      hash_map<tree, gcov_type> calls;
+      bool changed = false;
+      sum_calls (annotated, &calls);
+      for (const sfdo_annotated &a : *annotated)
+	{
+	  gcov_type *sum = calls.get (a.first->decl);
+	  profile_count entry = a.first->count.ipa ();
+	  gcov_type want;
+	  if (!sum || !entry.initialized_p ()
+	      || sfdo_profiled_but_never_ran (a.second))
+	    continue;
+	  want = a.first->only_called_directly_p ()
+		 ? *sum : MAX (*sum, entry.to_gcov_type ());
+	  /* A zero entry under calls is worse than imprecise: GCC drops
+	     the profile of a function its callers call but that was never
+	     entered (handle_missing_profiles).  */
+	  if (entry.nonzero_p ()
+	      && !profile_count::from_gcov_type (want, entry.quality ())
+		    .differs_from_p (entry))
+	    continue;
+	  if (!want)
+	    continue;
+	  push_cfun (DECL_STRUCT_FUNCTION (a.first->decl));
+	  annotate_function (a.first, a.second, want, NULL);
+	  pop_cfun ();
+	  changed = true;
+	}
+      if (!changed)
+	break;
+    }
 }
 
 /* Stage 4 for the current function (profile F): what needs every
@@ -360,10 +444,9 @@ unsigned int
 pass_sfdo::execute (function *)
 {
   hash_set<const struct sfdo_prof_func *> seen;
-  auto_vec<std::pair<cgraph_node *, struct sfdo_prof_func *> > annotated;
+  auto_vec<sfdo_annotated> annotated;
   sfdo_extra_map extra;
   cgraph_node *node;
-  unsigned i;
 
   sfdo_stats.ran = true;
   if (sfdo_opts.dump_only)
@@ -386,16 +469,17 @@ pass_sfdo::execute (function *)
 	  continue;
 	}
       push_cfun (DECL_STRUCT_FUNCTION (node->decl));
-      if (annotate_function (node, f, &seen))
-	annotated.safe_push (std::make_pair (node, f));
+      annotate_function (node, f, 0, &seen);
       pop_cfun ();
+      annotated.safe_push (std::make_pair (node, f));
     }
+  reconcile_entries (&annotated);
   /* Value profiles name indirect-call targets by profile id.  */
   init_node_map (true);
-  for (i = 0; i < annotated.length (); i++)
+  for (const sfdo_annotated &a : annotated)
     {
-      push_cfun (DECL_STRUCT_FUNCTION (annotated[i].first->decl));
-      finish_function (annotated[i].second);
+      push_cfun (DECL_STRUCT_FUNCTION (a.first->decl));
+      finish_function (a.second);
       pop_cfun ();
     }
   del_node_map ();

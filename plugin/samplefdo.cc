@@ -335,8 +335,8 @@ enable_feedback_optimizations (void)
 static bool
 check_other_feedback (bool *stand_aside)
 {
-  const char *instrument = profile_arc_flag ? "-fprofile-generate"
-			   : flag_test_coverage ? "--coverage" : NULL;
+  const char *instrument = flag_test_coverage ? "--coverage"
+			   : profile_arc_flag ? "-fprofile-generate" : NULL;
   const char *reader = flag_auto_profile ? "-fauto-profile"
 		       : flag_profile_use ? "-fprofile-use"
 		       : (flag_branch_probabilities
