@@ -205,6 +205,14 @@ attr_function_name (struct attributor *at, uint64_t target)
   return fr[0].function;
 }
 
+const char *
+attr_callee_name (struct attributor *at, uint64_t call, uint64_t target)
+{
+  const char *origin = sfdo_symtab_call_origin (at->symtab, call);
+  const char *at_target = attr_function_name (at, target);
+  return at_target && origin ? origin : at_target;
+}
+
 struct sfdo_prof_func *
 attr_function_at (struct attributor *at, uint64_t entry)
 {

@@ -54,6 +54,11 @@ struct sfdo_prof_func *attr_function_at (struct attributor *at,
                                          uint64_t entry);
 /* The linkage name of the function entered at ENTRY, or NULL.  */
 const char *attr_function_name (struct attributor *at, uint64_t entry);
+/* The linkage name of the function the direct call at CALL calls, which
+   enters TARGET: the callee the source names there where DWARF says
+   (folded functions share a body), else the function at TARGET.  */
+const char *attr_callee_name (struct attributor *at, uint64_t call,
+                              uint64_t target);
 /* Instruction VADDR, of the machine block starting at BLOCK, ran COUNT
    times.  */
 void attr_line (struct attributor *at, uint64_t vaddr, uint64_t block,

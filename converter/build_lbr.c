@@ -79,7 +79,9 @@ add_branch (struct lbr_builder *lb, uint64_t from, uint64_t to, uint64_t w)
   if (k < 0)
     return;
   uint8_t kind = src->fb.kinds[k];
-  const char *callee = attr_function_name (&lb->at, to);
+  const char *callee = kind == SFDO_INSN_CALL && src->fb.call_targets[k]
+                       ? attr_callee_name (&lb->at, from, to)
+                       : attr_function_name (&lb->at, to);
   if (kind == SFDO_INSN_CALL && callee)
     {
       attr_call (&lb->at, from, callee, w);

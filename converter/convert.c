@@ -1,6 +1,7 @@
 /* converter/convert.c - reading perf.data records into per-address
  * weights (see convert.h).  */
 #include "convert_int.h"
+#include "folded.h"
 #include "unsampled.h"
 
 #include <libgen.h>
@@ -969,8 +970,12 @@ sfdo_converter_build (struct sfdo_converter *cv, struct sfdo_profile **out,
       for (size_t i = 0; i < cv->nbinaries; i++)
         if (cv->binaries[i].weights.n || cv->binaries[i].ranges.n
             || cv->binaries[i].branches.n)
-          cv->stats.unsampled_functions
-            += sfdo_add_unsampled_functions (cv->binaries[i].symtab, p);
+          {
+            cv->stats.folded_functions
+              += sfdo_split_folded_functions (cv->binaries[i].symtab, p);
+            cv->stats.unsampled_functions
+              += sfdo_add_unsampled_functions (cv->binaries[i].symtab, p);
+          }
       rc = sfdo_profile_finalize (p, err);
     }
   if (rc == SFDO_OK)

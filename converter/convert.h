@@ -91,6 +91,7 @@ struct sfdo_convert_stats {
   uint64_t blocks_over, blocks_under, blocks_classified;
   uint64_t functions_smoothed;  /* by the binary-level prepass */
   uint64_t unsampled_functions; /* listed with no counts (never ran) */
+  uint64_t folded_functions;    /* bodies shared out among their twins */
 };
 
 struct sfdo_converter;

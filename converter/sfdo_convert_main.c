@@ -236,6 +236,10 @@ print_stats (const struct sfdo_convert_stats *s)
     fprintf (stderr, "sfdo-convert: %llu functions' block counts smoothed "
              "by minimum-cost flow\n",
              (unsigned long long) s->functions_smoothed);
+  if (s->folded_functions)
+    fprintf (stderr, "sfdo-convert: %llu function bodies folded from "
+             "identical functions: their samples shared out by the calls "
+             "into each\n", (unsigned long long) s->folded_functions);
   if (s->unsampled_functions)
     fprintf (stderr, "sfdo-convert: %llu functions of the binaries caught "
              "no sample: listed with no counts (never ran)\n",

@@ -79,6 +79,9 @@ struct sfdo_symtab {
   size_t cap_stmt_rows;
   struct named_addr *names;     /* sorted by address */
   size_t nnames, cap_names;
+  struct named_addr *call_sites; /* return address -> callee named in the
+                                    source, sorted by address */
+  size_t ncall_sites, cap_call_sites;
   struct sfdo_symtab_stats stats;
 };
 
@@ -149,6 +152,44 @@ add_ranges (struct sfdo_symtab *st, Dwarf_Die *die, uint32_t scope,
       }
 }
 
+#ifndef DW_TAG_call_site
+#define DW_TAG_call_site 0x48
+#endif
+#ifndef DW_TAG_GNU_call_site
+#define DW_TAG_GNU_call_site 0x4109
+#endif
+#ifndef DW_AT_call_return_pc
+#define DW_AT_call_return_pc 0x7d
+#endif
+#ifndef DW_AT_call_origin
+#define DW_AT_call_origin 0x7f
+#endif
+
+/* Record the call site DIE: where its call returns to and, for a direct
+   call, the function the source calls there.  That is the callee even
+   where identical-code folding made the call reach another function's
+   body (the address would name the twin that kept it).  */
+static void
+add_call_site (struct sfdo_symtab *st, Dwarf_Die *die)
+{
+  Dwarf_Attribute attr;
+  Dwarf_Addr ret;
+  Dwarf_Die origin;
+  if (!((dwarf_attr (die, DW_AT_call_return_pc, &attr)
+         || dwarf_attr (die, DW_AT_low_pc, &attr))
+        && dwarf_formaddr (&attr, &ret) == 0)
+      || !((dwarf_attr (die, DW_AT_call_origin, &attr)
+            || dwarf_attr (die, DW_AT_abstract_origin, &attr))
+           && dwarf_formref_die (&attr, &origin)))
+    return;
+  const char *name = die_name (&origin);
+  if (!*name)
+    return;
+  sfdo_xgrow (&st->call_sites, &st->cap_call_sites, st->ncall_sites + 1,
+              sizeof *st->call_sites);
+  st->call_sites[st->ncall_sites++] = (struct named_addr) { ret, name };
+}
+
 /* Collect the scopes under DIE's children; PARENT is the enclosing scope
    (-1 at the top), DEPTH its inline depth.  */
 static void
@@ -174,6 +215,8 @@ walk_children (struct sfdo_symtab *st, Dwarf_Die *die, const char *cu_name,
           scope = add_scope (st, &child, cu_name, is_function ? -1 : parent);
           add_ranges (st, &child, (uint32_t) scope, d);
         }
+      else if (tag == DW_TAG_call_site || tag == DW_TAG_GNU_call_site)
+        add_call_site (st, &child);
       if (dwarf_haschildren (&child))
         walk_children (st, &child, cu_name, scope, d, die_depth + 1);
     }
@@ -452,6 +495,48 @@ sfdo_symtab_call_name (const struct sfdo_symtab *st, uint64_t vaddr)
                                                          : NULL;
 }
 
+/* The first entry of the sorted N entries of A at or after VADDR.  */
+static size_t
+first_at_or_after (const struct named_addr *a, size_t n, uint64_t vaddr)
+{
+  size_t lo = 0, hi = n;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (a[mid].addr < vaddr)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+const char *
+sfdo_symtab_call_origin (const struct sfdo_symtab *st, uint64_t call)
+{
+  size_t i = first_at_or_after (st->call_sites, st->ncall_sites, call + 1);
+  /* x86-64 instructions are at most 15 bytes long.  */
+  return i < st->ncall_sites && st->call_sites[i].addr - call <= 15
+         ? st->call_sites[i].name : NULL;
+}
+
+size_t
+sfdo_symtab_symbols_at (const struct sfdo_symtab *st, uint64_t vaddr,
+                        const char **out, size_t max)
+{
+  size_t n = 0;
+  for (size_t i = first_at_or_after (st->names, st->nnames, vaddr);
+       i < st->nnames && st->names[i].addr == vaddr; i++)
+    {
+      int dup = 0;
+      for (size_t k = 0; k < n; k++)
+        dup |= strcmp (out[k], st->names[i].name) == 0;
+      if (!dup && n < max)
+        out[n++] = st->names[i].name;
+    }
+  return n;
+}
+
 /* --- Public --------------------------------------------------------------- */
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -502,6 +587,9 @@ sfdo_symtab_open (const char *path, struct sfdo_symtab **out,
     }
   qsort (st->rows, st->nrows, sizeof *st->rows, row_cmp);
   qsort (st->ranges, st->nranges, sizeof *st->ranges, range_cmp);
+  if (st->ncall_sites > 1)
+    qsort (st->call_sites, st->ncall_sites, sizeof *st->call_sites,
+           name_cmp);
   flatten (st);
   collect_functions (st);
   st->stats.line_rows = st->nrows;
@@ -527,6 +615,7 @@ sfdo_symtab_free (struct sfdo_symtab *st)
   free (st->stmt_rows);
   free (st->frames);
   free (st->names);
+  free (st->call_sites);
   free (st);
 }
 

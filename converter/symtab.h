@@ -89,6 +89,20 @@ const char *sfdo_symtab_call_name (const struct sfdo_symtab *st,
 size_t sfdo_symtab_lookup (struct sfdo_symtab *st, uint64_t vaddr,
                            const struct sfdo_frame **frames);
 
+/* The function the source calls at the call instruction at CALL (a direct
+   call, from DWARF's call-site entries), or NULL if DWARF does not say.
+   Where identical-code folding made two functions share a body, a call's
+   target address names only the twin that kept it; this names the one
+   the source called.  */
+const char *sfdo_symtab_call_origin (const struct sfdo_symtab *st,
+                                     uint64_t call);
+
+/* The distinct names of the ELF function symbols at VADDR, at most MAX,
+   into OUT; returns how many.  Several are aliases of one body (folded
+   functions).  */
+size_t sfdo_symtab_symbols_at (const struct sfdo_symtab *st, uint64_t vaddr,
+                               const char **out, size_t max);
+
 /* Whether the binary has code for a function named NAME.  */
 int sfdo_symtab_has_function (const struct sfdo_symtab *st, const char *name);
 

@@ -113,7 +113,7 @@ sfdo_profiled_but_never_ran (const struct sfdo_prof_func *f)
   const struct sfdo_prof_header *h = sfdo_profile_header (sfdo_profile);
 
   return sfdo_family_on (SFDO_FAMILY_HOTCOLD) && f->total == 0
-	 && f->head == 0 && f->nlines == 0 && f->ncallsites == 0
+	 && f->head == 0
 	 && h->samples_used >= SFDO_UNLIKELY_MIN_SAMPLES;
 }
 
