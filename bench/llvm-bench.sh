@@ -11,9 +11,11 @@
 #                 is sampled (it must run the same instructions as O2)
 #     pgo         clang's IR PGO: -fprofile-generate, the train run,
 #                 llvm-profdata-14 merge, -fprofile-use
-#     sfdo        -fprofile-sample-use= sfdo-profile export --llvm of what
-#                 sfdo-record sampled of O2-dip on the train run
-#     sfdo-profi  the same with -mllvm -sample-profile-use-profi
+#     sfdo-rN     -fprofile-sample-use= sfdo-profile export --llvm of what
+#                 sfdo-record sampled of O2-dip on the train run, for each
+#                 of SFDO_BENCH_LLVM_RECORDINGS recordings (default 3: a
+#                 sampled profile varies from one recording to the next)
+#     sfdo-profi-rN the same with -mllvm -sample-profile-use-profi
 #   then counts, for each variant, the instructions and taken jumps of the
 #   ref runs under callgrind (../shared/tools/jumps.py; deterministic, so
 #   one run each), checks that every variant prints what O2 prints, and
@@ -22,8 +24,9 @@
 #   clang's DWARF 5) and fix Lua's string-hash seed (-Dluai_makeseed=0*sizeof:
 #   it mixes the time and addresses in, which moves counts by up to 4%).
 #
-#   --wall         also time the ref runs, every variant interleaved with an
-#                  A/A copy of O2 (bench/real/measure.py,
+#   --wall         also time the ref runs (sfdo with the first recording),
+#                  every variant interleaved with an A/A copy of O2
+#                  (bench/real/measure.py,
 #                  SFDO_BENCH_LLVM_REPS repetitions, default 11), and add
 #                  the median ratios to the section.  Long: run it on a quiet
 #                  machine.
@@ -32,7 +35,8 @@
 #   Everything goes under bench/work/llvm/ (git-ignored); builds and
 #   profiles are redone only when the scripts or the tools change.
 #
-# Environment: SFDO_BENCH_LLVM_REPS, SFDO_BENCH_REAL_JOBS (default 2).
+# Environment: SFDO_BENCH_LLVM_RECORDINGS, SFDO_BENCH_LLVM_REPS,
+#   SFDO_BENCH_REAL_JOBS (default 2).
 # Exit status: 0 done; 1 failed; 77 the sources, clang-14 or valgrind are
 # not available here ("SKIP: ..." on stderr).
 set -euo pipefail
@@ -53,9 +57,11 @@ WORK=$ROOT/bench/work/llvm
 # shellcheck disable=SC2034  # bench/real/build.sh compiles JOBS at a time
 JOBS=${SFDO_BENCH_REAL_JOBS:-2}
 REPS=${SFDO_BENCH_LLVM_REPS:-11}
+RECS=${SFDO_BENCH_LLVM_RECORDINGS:-3}
 JUMPS=$ROOT/../shared/tools/jumps.py
 START=$(date +%s)
-VARIANTS=(O2 O2-dip pgo sfdo sfdo-profi)
+VARIANTS=(O2 O2-dip pgo)
+for r in $(seq "$RECS"); do VARIANTS+=("sfdo-r$r" "sfdo-profi-r$r"); done
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
 
@@ -110,14 +116,14 @@ train_cmd() {   # BIN
 
 readonly SEED="-Dluai_makeseed=0*sizeof"
 flags_of() {    # VARIANT
-    local prof=$WORK/prof
+    local prof=$WORK/prof r=${1##*-r}
     case $1 in
         O2)         echo "-gdwarf-4 $SEED" ;;
         O2-dip)     echo "-gdwarf-4 $SEED -fdebug-info-for-profiling" ;;
         pgo-gen)    echo "-gdwarf-4 $SEED -fprofile-generate" ;;
         pgo)        echo "-gdwarf-4 $SEED -fprofile-use=$prof/pgo.profdata" ;;
-        sfdo)       echo "-gdwarf-4 $SEED -fdebug-info-for-profiling -fprofile-sample-use=$prof/sfdo.llvm" ;;
-        sfdo-profi) echo "-gdwarf-4 $SEED -fdebug-info-for-profiling -fprofile-sample-use=$prof/sfdo.llvm -mllvm -sample-profile-use-profi" ;;
+        sfdo-r*)    echo "-gdwarf-4 $SEED -fdebug-info-for-profiling -fprofile-sample-use=$prof/r$r/sfdo.llvm" ;;
+        sfdo-profi-r*) echo "-gdwarf-4 $SEED -fdebug-info-for-profiling -fprofile-sample-use=$prof/r$r/sfdo.llvm -mllvm -sample-profile-use-profi" ;;
     esac
 }
 
@@ -130,11 +136,11 @@ build() {       # VARIANT
 }
 
 KEY=$( { cat bench/llvm-bench.sh bench/real/build.sh bench/real/cc-wrap.sh;
-         echo "$PERF_EVENT $TRAIN_PERIOD"; clang-14 --version;
+         echo "$PERF_EVENT $TRAIN_PERIOD $RECS"; clang-14 --version;
          cat "$BUILD/sfdo-convert" "$BUILD/sfdo-profile" "$BUILD/sfdo-record"; } |
        sha1sum | cut -c1-16)
 if [[ $(cat "$WORK/key" 2>/dev/null) != "$KEY" ]]; then
-    rm -f "$WORK/key" "$WORK/counts.tsv"
+    rm -f "$WORK/key" "$WORK/counts.tsv" "$WORK/wall.json"
     say "== building O2, O2-dip and the instrumented build with clang-14"
     for v in O2 O2-dip pgo-gen; do build "$v"; done
     P=$WORK/prof
@@ -143,15 +149,19 @@ if [[ $(cat "$WORK/key" 2>/dev/null) != "$KEY" ]]; then
     LLVM_PROFILE_FILE=$P/pgo-%p.profraw sh -c "$(train_cmd "$WORK/build/pgo-gen/lua")" >/dev/null ||
         die "the instrumented train run failed"
     llvm-profdata-14 merge -o "$P/pgo.profdata" "$P"/pgo-*.profraw
-    "$BUILD/sfdo-record" -q -e "$PERF_EVENT" -c "$TRAIN_PERIOD" -o "$P/train.data" \
-        -- sh -c "$(train_cmd "$WORK/build/O2-dip/lua")" >/dev/null 2>"$P/record.err" ||
-        die "recording the train run failed: $(tail -n 3 "$P/record.err")"
-    "$BUILD/sfdo-convert" -q -o "$P/sfdo.prof" "$P/train.data" "$WORK/build/O2-dip/lua"
-    "$BUILD/sfdo-profile" export --llvm -o "$P/sfdo.llvm" "$P/sfdo.prof" 2>"$P/export.err" ||
-        die "sfdo-profile export --llvm failed: $(cat "$P/export.err")"
-    perf script -i "$P/train.data" -F ip 2>/dev/null | wc -l > "$P/samples"
+    for r in $(seq "$RECS"); do
+        R=$P/r$r
+        mkdir -p "$R"
+        "$BUILD/sfdo-record" -q -e "$PERF_EVENT" -c "$TRAIN_PERIOD" -o "$R/train.data" \
+            -- sh -c "$(train_cmd "$WORK/build/O2-dip/lua")" >/dev/null 2>"$R/record.err" ||
+            die "recording the train run failed: $(tail -n 3 "$R/record.err")"
+        "$BUILD/sfdo-convert" -q -o "$R/sfdo.prof" "$R/train.data" "$WORK/build/O2-dip/lua"
+        "$BUILD/sfdo-profile" export --llvm -o "$R/sfdo.llvm" "$R/sfdo.prof" 2>"$R/export.err" ||
+            die "sfdo-profile export --llvm failed: $(cat "$R/export.err")"
+        perf script -i "$R/train.data" -F ip 2>/dev/null | wc -l > "$R/samples"
+    done
     say "== building with the profiles ($(elapsed))"
-    for v in pgo sfdo sfdo-profi; do build "$v"; done
+    for v in "${VARIANTS[@]:2}"; do build "$v"; done
     echo "$KEY" > "$WORK/key"
 else
     say "== builds and profiles are up to date ($WORK/key)"
@@ -161,7 +171,7 @@ fi
 # lvm.c (the interpreter loop) and the whole build, from a recompile.
 coverage() {
     local out=$WORK/coverage.txt f flags
-    read -r -a flags <<<"$(flags_of sfdo)"
+    read -r -a flags <<<"$(flags_of sfdo-r1)"
     : > "$out"
     for f in "$SRC"/lua5.4-5.4.4/src/*.c; do
         [[ $f == */luac.c ]] && continue
@@ -196,7 +206,7 @@ mv "$COUNTS" "$WORK/counts.tsv"
 if [[ -n $WALL ]]; then
     SPEC=$WORK/spec.tsv
     : > "$SPEC"
-    for v in O2 O2-again pgo sfdo sfdo-profi; do
+    for v in O2 O2-again pgo sfdo-r1 sfdo-profi-r1; do
         b=$WORK/build/$v/lua
         if [[ $v == O2-again ]]; then b=$WORK/build/O2/lua.again; cp "$WORK/build/O2/lua" "$b"; fi
         for i in "${!LUA_SCRIPTS[@]}"; do
@@ -209,6 +219,6 @@ if [[ -n $WALL ]]; then
         die "the measurement failed"
 fi
 { echo "bench/llvm-bench.sh${WALL:+ --wall}${WALL:+ (SFDO_BENCH_LLVM_REPS=$REPS)}"
-  echo "$PERF_EVENT $TRAIN_PERIOD $(cat "$WORK/prof/samples") $(( $(date +%s) - START ))"; } > "$WORK/run.info"
+  echo "$PERF_EVENT $TRAIN_PERIOD $(cat "$WORK"/prof/r*/samples | paste -sd,) $(( $(date +%s) - START ))"; } > "$WORK/run.info"
 write_section
 say "done ($(elapsed))"

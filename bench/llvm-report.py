@@ -34,6 +34,16 @@ def sh(cmd):
         return ""
 
 
+def family(counts, name):
+    """The recordings of variant NAME ("sfdo", "sfdo-profi"): [variant]."""
+    return sorted((v for v in counts if v.rsplit("-r", 1)[0] == name),
+                  key=lambda v: int(v.rsplit("-r", 1)[1]))
+
+
+def span(xs, fmt):
+    return f"{fmt % median(xs)} ({fmt % min(xs)}–{fmt % max(xs)})" if len(xs) > 1 else fmt % xs[0]
+
+
 def main():
     work = sys.argv[1]
     counts = defaultdict(dict)          # variant -> script -> (ir, taken)
@@ -48,6 +58,12 @@ def main():
            for v, c in counts.items()}
     base_ir, base_tk = tot["O2"]
     pgo_cut = 1 - tot["pgo"][1] / base_tk
+
+    def share(v, base=base_tk):
+        return (1 - tot[v][1] / base) / (1 - tot["pgo"][1] / base)
+
+    fams = {n: family(counts, n) for n in ("sfdo", "sfdo-profi")}
+    nrec = len(fams["sfdo"])
     command, rest = open(os.path.join(work, "run.info")).read().splitlines()[:2]
     event, period, samples, elapsed = rest.split()
     when = time.strftime("%Y-%m-%d %H:%M UTC",
@@ -69,46 +85,49 @@ def main():
       "read DWARF 5; the fixed string-hash seed: Lua mixes the time and addresses into it, which "
       "moves instruction counts by up to 4%).")
     w(f"- Profiles: train run = the 7 scripts of `bench/real/lua/` at bench/real-bench.sh's train "
-      f"sizes. IR PGO: the `-fprofile-generate` build, `llvm-profdata-14 merge`. sfdo: "
-      f"`sfdo-record -e {event} -c {period}` of the `-fdebug-info-for-profiling` build "
-      f"({samples} samples), `sfdo-convert`, `sfdo-profile export --llvm`.")
+      f"sizes. IR PGO: the `-fprofile-generate` build, `llvm-profdata-14 merge`. sfdo: {nrec} "
+      f"recordings, each `sfdo-record -e {event} -c {period}` of the `-fdebug-info-for-profiling` "
+      f"build (samples: {samples.replace(',', ', ')}), `sfdo-convert`, `sfdo-profile export --llvm`, "
+      "and the two sfdo builds made with each.")
     w("- Counts: `../shared/tools/jumps.py` (callgrind: instructions, and taken conditional plus "
       "unconditional jumps) of each variant on the ref run, the same scripts at other sizes: "
       + ", ".join(f"`lua {s.split()[0]}.lua {' '.join(s.split()[1:])}`" for s in scripts)
-      + ". Deterministic, so one run each; every variant printed what -O2 printed.")
+      + ". Deterministic, so one run each; every variant printed what -O2 printed. "
+      f"For sfdo, the median over the {nrec} recordings (min–max).")
     w("")
     w("| variant | instructions / -O2 | taken jumps / -O2 | share of PGO's taken-jump cut |")
     w("|---|---:|---:|---:|")
     for v, name in VARIANTS.items():
-        if v not in tot:
+        vs = fams.get(v, [v] if v in tot else [])
+        if not vs:
             continue
-        ir, tk = tot[v]
-        share = (1 - tk / base_tk) / pgo_cut if pgo_cut > 0 else float("nan")
-        w(f"| {name} | {ir / base_ir:.3f} | {tk / base_tk:.3f} | "
-          f"{'' if v in ('O2', 'pgo') else f'{100 * share:.0f}%'}{'100%' if v == 'pgo' else ''} |")
+        sh_ = "" if v == "O2" else ("100%" if v == "pgo" else span([100 * share(x) for x in vs], "%.0f%%"))
+        w(f"| {name} | {span([tot[x][0] / base_ir for x in vs], '%.3f')} | "
+          f"{span([tot[x][1] / base_tk for x in vs], '%.3f')} | {sh_} |")
     w("")
-    w("Taken jumps per script, as a ratio to -O2:")
+    w("Taken jumps per script, as a ratio to -O2 (sfdo: the median over the recordings):")
     w("")
-    w("| script | " + " | ".join(v for v in VARIANTS if v != "O2" and v in counts) + " |")
-    w("|---|" + "---:|" * (len([v for v in VARIANTS if v in counts]) - 1))
+    cols = [v for v in VARIANTS if v != "O2" and (v in counts or fams.get(v))]
+    w("| script | " + " | ".join(cols) + " |")
+    w("|---|" + "---:|" * len(cols))
     for s in scripts:
-        w(f"| {s} | " + " | ".join(f"{counts[v][s][1] / counts['O2'][s][1]:.3f}"
-                                   for v in VARIANTS if v != "O2" and v in counts) + " |")
+        w(f"| {s} | " + " | ".join(
+            f"{median(counts[x][s][1] for x in fams.get(v, [v])) / counts['O2'][s][1]:.3f}"
+            for v in cols) + " |")
     w("")
-    best = max(("sfdo", "sfdo-profi"), key=lambda v: 1 - tot[v][1] / base_tk)
-    share = (1 - tot[best][1] / base_tk) / pgo_cut
+    med = {n: median(share(x) for x in fams[n]) for n in fams if fams[n]}
+    best = max(med, key=med.get)
     w(f"- **Target (>= {100 * TARGET:.0f}% of clang PGO's taken-jump cut): "
-      f"{'met' if share >= TARGET else 'not met'}**: {best} cuts {100 * (1 - tot[best][1] / base_tk):.1f}% "
-      f"of -O2's taken jumps, PGO {100 * pgo_cut:.1f}%: {100 * share:.0f}% of PGO's cut.")
+      f"{'met' if med[best] >= TARGET else 'not met'}**: {best}, the median of {nrec} recordings, "
+      f"gets {100 * med[best]:.0f}% of PGO's cut (PGO cuts {100 * pgo_cut:.1f}% of -O2's taken "
+      f"jumps; each recording: {', '.join(f'{100 * share(x):.0f}%' for x in fams[best])}).")
     if "O2-dip" in tot:
         dip = tot["O2-dip"][1]
-        rel = (1 - tot[best][1] / dip) / (1 - tot["pgo"][1] / dip)
+        rel = median(share(x, dip) for x in fams[best])
         w(f"- `-fdebug-info-for-profiling` alone changes clang's code (taken jumps "
           f"{tot['O2-dip'][1] / base_tk:.3f} of -O2's). Measured from that build instead, "
-          f"{best} cuts {100 * (1 - tot[best][1] / dip):.1f}% of its taken jumps and PGO "
-          f"{100 * (1 - tot['pgo'][1] / dip):.1f}%: {100 * rel:.0f}% of PGO's cut.")
-    w("- One recording: the profile is a sample, and another recording of the same train run "
-      "moves these shares by a few points.")
+          f"PGO cuts {100 * (1 - tot['pgo'][1] / dip):.1f}% of its taken jumps and {best} "
+          f"{100 * rel:.0f}% of that (median).")
     cov = os.path.join(work, "coverage.txt")
     if os.path.exists(cov):
         used = total = su = st = 0
@@ -119,12 +138,12 @@ def main():
             else:
                 su += int(f[0]); st += int(f[2])
         if total:
-            w(f"- clang's own check of the profile (each `.c` compiled again with "
+            w(f"- clang's own check of recording 1's profile (each `.c` compiled again with "
               f"`-sample-profile-check-record-coverage=101` and `-sample-profile-check-sample-coverage=101`, "
               f"summed over Lua's files): {used} of {total} records applied "
               f"({100 * used / total:.1f}%), {100 * su / max(st, 1):.1f}% of the samples "
               "(clang 14's sample percentages are odd; README \"clang\" says why records stay unapplied).")
-    exp = os.path.join(work, "prof", "export.err")
+    exp = os.path.join(work, "prof", "r1", "export.err")
     if os.path.exists(exp) and os.path.getsize(exp):
         w("- The export said: " + "; ".join("`" + l.strip() + "`" for l in open(exp) if l.strip()))
     wall = os.path.join(work, "wall.json")
@@ -141,10 +160,11 @@ def main():
         w("")
         w("| variant | time / -O2 |")
         w("|---|---:|")
-        for k in ("O2-again", "pgo", "sfdo", "sfdo-profi"):
+        for k in ("O2-again", "pgo", "sfdo-r1", "sfdo-profi-r1"):
             if k in v:
                 r = v[k]["ratio_time"]
-                w(f"| {'-O2 again (A/A)' if k == 'O2-again' else VARIANTS.get(k, k)} | "
+                name = VARIANTS.get(k.rsplit("-r", 1)[0], k) + (" (recording 1)" if "-r" in k else "")
+                w(f"| {'-O2 again (A/A)' if k == 'O2-again' else name} | "
                   f"{median(r):.3f} ({min(r):.2f}–{max(r):.2f}) |")
     else:
         w("Wall time: not measured in this run (the machine is shared with other work); "
