@@ -20,16 +20,7 @@ ev=$(scripts/perf-event.sh 2>/dev/null) ||
     { echo "SKIP: afdo-applied-bench: perf cannot sample here" >&2; exit 77; }
 read -r PERF_EVENT PERF_PERIOD <<<"$ev"
 PERIOD=$((PERF_PERIOD / 4))
-D=tests/e2e/data
-# the programs and arguments of bench/overlap-bench.sh
-programs=(
-  "demo examples/demo.c 50"
-  "tripcounts $D/tripcounts.c"
-  "icalls $D/icalls.c 20000000"
-  "divisors $D/divisors.c"
-  "memsizes $D/memsizes.c"
-  "inlined $D/inlined.c x x x"
-)
+programs=("${BENCH_TEST_PROGRAMS[@]}")
 rows=
 details=
 for p in "${programs[@]}"; do

@@ -120,10 +120,11 @@ struct sfdo_llvm_notes {
   char **lines;
   size_t n, cap;
 };
-/* A new profile: finalized P's counts keyed as LLVM's loader looks them up
-   (functions by name alone; with CLANG, by base discriminator, duplication
-   factors multiplied in; else discriminators as they are); NOTES says
-   which functions were merged, LOST counts what was merged or left out.  */
+/* A new profile of finalized P's counts keyed as LLVM's loader looks them
+   up (functions by name alone; with CLANG, by base discriminator,
+   duplication factors multiplied in; else discriminators as they are);
+   finalizing it sums what meets at one key.  NOTES says which functions
+   meet, LOST counts what was merged or left out.  */
 struct sfdo_profile *sfdo_llvm_fold (struct sfdo_profile *p, int clang,
                                      struct sfdo_llvm_notes *notes,
                                      struct sfdo_export_report *lost);

@@ -101,24 +101,24 @@ remap (struct fold *fo, uint32_t id)
                               fo->from->strs[id].len);
 }
 
-/* Add SRC's counts into DST re-keyed by base discriminator, each line's
-   count times its duplication factor; return what that multiplication
-   added, so totals can grow by as much.  Records of no count stay: they
-   tell clang which blocks never ran, which its inference cannot know
-   (LLVM's own tools write none; on Lua, keeping them gets clang 84% of
-   its instrumented PGO's cut of taken jumps, leaving them out 48%).
-   Value histograms and inline heads are kept: the text writer counts and
-   drops them.  */
-static uint64_t
-fold_func (struct fold *fo, struct sfdo_prof_func *dst,
-           const struct sfdo_prof_func *src)
+/* A copy of SRC in the target profile, keyed as clang looks it up: every
+   record at its base discriminator, its count times its duplication
+   factor; *ADDED grows by what that multiplication added, and so does the
+   copy's total.  Records that meet at one key are summed when the target
+   is finalized, as are inline instances that meet at one callsite.
+   Records of no count stay: they tell clang which blocks never ran, which
+   its inference cannot know (LLVM's own tools write none; on Lua, keeping
+   them got clang 84% of its instrumented PGO's cut of taken jumps,
+   leaving them out 48%).  Value histograms and inline heads are kept: the
+   text writer counts and drops them.  */
+static struct sfdo_prof_func *
+fold_copy (struct fold *fo, const struct sfdo_prof_func *src, uint64_t *added)
 {
-  uint64_t added = 0;
-  dst->head = sfdo_sat_add (dst->head, src->head);
-  if (src->has_checksum
-      && (!dst->has_checksum || src->checksum > dst->checksum))
-    dst->checksum = src->checksum;
-  dst->has_checksum |= src->has_checksum;
+  struct sfdo_prof_func *f = sfdo_prof_func_new (remap (fo, src->name), 0);
+  uint64_t own = 0;
+  f->head = src->head;
+  f->checksum = src->checksum;
+  f->has_checksum = src->has_checksum;
   for (size_t i = 0; i < src->nlines; i++)
     {
       const struct sfdo_prof_line *sl = &src->lines[i];
@@ -129,9 +129,9 @@ fold_func (struct fold *fo, struct sfdo_prof_func *dst,
         }
       uint64_t count = sfdo_sat_mul (sl->count,
                                      factor_of (fo, sl->discriminator));
-      added = sfdo_sat_add (added, count - sl->count);
+      own = sfdo_sat_add (own, count - sl->count);
       struct sfdo_prof_line *l
-        = sfdo_prof_func_add_line (dst, sl->offset,
+        = sfdo_prof_func_add_line (f, sl->offset,
                                    base_of (fo, sl->discriminator), count);
       for (size_t k = 0; k < sl->ntargets; k++)
         sfdo_prof_line_add_target (l, remap (fo, sl->targets[k].name),
@@ -142,7 +142,7 @@ fold_func (struct fold *fo, struct sfdo_prof_func *dst,
       const struct sfdo_prof_values *v = &src->values[i];
       for (size_t k = 0; k < v->nentries; k++)
         sfdo_prof_func_add_value
-          (dst, v->offset, base_of (fo, v->discriminator),
+          (f, v->offset, base_of (fo, v->discriminator),
            v->kind, v->kind == SFDO_VALUE_ICALL
                     ? remap (fo, (uint32_t) v->entries[k].value)
                     : v->entries[k].value, v->entries[k].count);
@@ -155,14 +155,16 @@ fold_func (struct fold *fo, struct sfdo_prof_func *dst,
           fo->lost->positions++;
           continue;
         }
-      struct sfdo_prof_func *callee
-        = sfdo_prof_func_add_callsite (dst, c->offset,
-                                       base_of (fo, c->discriminator),
-                                       remap (fo, c->callee->name), 0);
-      added = sfdo_sat_add (added, fold_func (fo, callee, c->callee));
+      sfdo_xgrow (&f->callsites, &f->cap_callsites, f->ncallsites + 1,
+                  sizeof *f->callsites);
+      f->callsites[f->ncallsites].offset = c->offset;
+      f->callsites[f->ncallsites].discriminator
+        = base_of (fo, c->discriminator);
+      f->callsites[f->ncallsites++].callee = fold_copy (fo, c->callee, &own);
     }
-  dst->total = sfdo_sat_add (dst->total, sfdo_sat_add (src->total, added));
-  return added;
+  f->total = sfdo_sat_add (src->total, own);
+  *added = sfdo_sat_add (*added, own);
+  return f;
 }
 
 static int
@@ -214,14 +216,12 @@ sfdo_llvm_fold (struct sfdo_profile *p, int clang,
   if (p->nfuncs)
     memcpy (byname, p->funcs, p->nfuncs * sizeof *byname);
   qsort_r (byname, p->nfuncs, sizeof *byname, func_by_name, p);
+  /* Finalizing Q sums functions that now share a key, the name alone.  */
   for (size_t i = 0, j; i < p->nfuncs; i = j)
     {
-      for (j = i + 1; j < p->nfuncs && byname[j]->name == byname[i]->name; j++)
-        ;
-      struct sfdo_prof_func *f
-        = sfdo_profile_add_func (q, remap (&fo, byname[i]->name), 0);
-      for (size_t k = i; k < j; k++)
-        fold_func (&fo, f, byname[k]);
+      uint64_t added = 0;
+      for (j = i; j < p->nfuncs && byname[j]->name == byname[i]->name; j++)
+        sfdo_profile_append_func (q, fold_copy (&fo, byname[j], &added));
       if (j - i > 1)
         {
           sfdo_xgrow (&notes->lines, &notes->cap, notes->n + 1,

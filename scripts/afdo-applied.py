@@ -32,6 +32,8 @@ import subprocess
 import sys
 from collections import defaultdict
 
+import profile_text
+
 LOC = re.compile(r"\[([^\[\]:]+):(\d+):(\d+)(?: discrim (\d+))?\]")
 
 
@@ -86,27 +88,9 @@ def dump_statements(dump):
 def profile_records(path):
     """{top-level name: [(leaf name, offset, discriminator, count)]}."""
     recs = defaultdict(list)
-    stack = []
-    for raw in open(path):
-        line = raw.rstrip("\n")
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        depth = len(line) - len(line.lstrip(" "))
-        body = line.strip()
-        if depth == 0:
-            stack = [body.rsplit(":", 2)[0]]
-            continue
-        if body.startswith("!"):
-            continue
-        del stack[depth:]
-        site, rest = body.split(": ", 1)
-        off, _, disc = site.partition(".")
-        tok = rest.split()[0]
-        if tok[0].isdigit():
-            recs[stack[0]].append((stack[-1], int(off), int(disc or 0), int(tok)))
-        else:
-            parts = tok.rsplit(":", 2)
-            stack.append(parts[0] if len(parts) == 3 and parts[1].isdigit() else tok.rsplit(":", 1)[0])
+    for name, _total, records in profile_text.read(path):
+        for stack, off, disc, count, _targets in records:
+            recs[name].append((stack[-1][2] if stack else name, off, disc, count))
     return recs
 
 

@@ -22,9 +22,13 @@ Discriminators are decoded as LLVM's DILocation does (DebugInfoMetadata.h):
 prefix-coded components, base discriminator first, then the duplication
 factor.
 """
+import os
 import re
 import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import profile_text  # noqa: E402  (scripts/profile_text.py)
 
 
 def component(d):
@@ -53,39 +57,16 @@ def encode_base(b):
 
 def parse(path):
     """{name: [total, {key: count}, {key: {target: count}}]} with keys
-    (path of (offset, disc, callee)..., offset, disc)."""
+    (path of (offset, disc, callee)..., offset, disc); same names summed."""
     funcs = {}
-    stack = []
-    top = None
-    for raw in open(path):
-        line = raw.rstrip("\n")
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        depth = len(line) - len(line.lstrip(" "))
-        body = line.strip()
-        if depth == 0:
-            name, total, _head = body.rsplit(":", 2)
-            top = funcs.setdefault(name, [0, defaultdict(int), defaultdict(lambda: defaultdict(int))])
-            top[0] += int(total)
-            stack = []
-            continue
-        if body.startswith("!"):
-            continue
-        del stack[depth - 1:]
-        site, rest_ = body.split(": ", 1)
-        off, _, disc = site.partition(".")
-        off, disc = int(off), int(disc or 0)
-        toks = rest_.split()
-        if toks[0][0].isdigit():
-            key = tuple(stack) + (off, disc)
-            top[1][key] += int(toks[0])
-            for t in toks[1:]:
-                n, c = t.rsplit(":", 1)
-                top[2][key][n] += int(c)
-        else:
-            parts = toks[0].rsplit(":", 2)
-            callee = parts[0] if len(parts) == 3 and parts[1].isdigit() else toks[0].rsplit(":", 1)[0]
-            stack.append((off, disc, callee))
+    for name, total, records in profile_text.read(path):
+        f = funcs.setdefault(name, [0, defaultdict(int), defaultdict(lambda: defaultdict(int))])
+        f[0] += total
+        for stack, off, disc, count, targets in records:
+            key = stack + (off, disc)
+            f[1][key] += count
+            for t, c in targets.items():
+                f[2][key][t] += c
     return funcs
 
 
