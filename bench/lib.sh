@@ -25,3 +25,16 @@ EOT
   ' "$results" > "$results.tmp"
   mv "$results.tmp" "$results"
 }
+
+# The test programs the benchmarks build, with their arguments: one
+# "NAME SOURCE [ARG...]" a line (bench/overlap-bench.sh,
+# bench/afdo-applied-bench.sh).
+# shellcheck disable=SC2034  # for the scripts that source this file
+readonly BENCH_TEST_PROGRAMS=(
+  "demo examples/demo.c 50"
+  "tripcounts tests/e2e/data/tripcounts.c"
+  "icalls tests/e2e/data/icalls.c 20000000"
+  "divisors tests/e2e/data/divisors.c"
+  "memsizes tests/e2e/data/memsizes.c"
+  "inlined tests/e2e/data/inlined.c x x x"
+)

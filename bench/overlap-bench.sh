@@ -16,15 +16,7 @@ mkdir -p "$W"
 make -s build/sfdo-convert build/samplefdo.so
 read -r PERF_EVENT PERF_PERIOD < <(scripts/perf-event.sh 2>/dev/null)
 export PERF_EVENT PERF_PERIOD
-D=tests/e2e/data
-programs=(
-  "demo examples/demo.c 50"
-  "tripcounts $D/tripcounts.c"
-  "icalls $D/icalls.c 20000000"
-  "divisors $D/divisors.c"
-  "memsizes $D/memsizes.c"
-  "inlined $D/inlined.c x x x"
-)
+programs=("${BENCH_TEST_PROGRAMS[@]}")
 
 # stats V...: "median min max" of the numbers V.
 stats() {

@@ -15,3 +15,7 @@ echo "== profile accuracy on the test programs (bench/overlap-bench.sh)"
 bench/overlap-bench.sh
 echo "== real programs against PGO and AutoFDO (bench/real-bench.sh)"
 bench/real-bench.sh
+echo "== which records of the AFDO export GCC applies (bench/afdo-applied-bench.sh)"
+bench/afdo-applied-bench.sh
+echo "== the LLVM export against clang's PGO on Lua (bench/llvm-bench.sh)"
+bench/llvm-bench.sh

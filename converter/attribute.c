@@ -76,11 +76,24 @@ line_offset (uint32_t line, uint32_t decl)
   return line >= decl ? (int64_t) (line - decl) : -1;
 }
 
+/* Whether frames A and B are the same function.  A part of a function
+   inlined back into it "at" its own declaration line is what GCC's
+   partial inlining leaves (foo.part.0, split off foo, inlined into foo's
+   callers with foo): its lines are the function's own, counted there and
+   not under a callsite the source does not have.  */
+static int
+same_function (const struct sfdo_frame *a, const struct sfdo_frame *b)
+{
+  return strcmp (a->function, b->function) == 0
+         && (a->file == b->file
+             || (a->file && b->file && strcmp (a->file, b->file) == 0));
+}
+
 /* The profile owning the source position at VADDR, and the position in
    it; NULL if VADDR has no usable line.  */
 struct sfdo_prof_func *
 attr_owner (struct attributor *at, uint64_t vaddr, uint32_t *offset,
-          uint32_t *disc)
+            uint32_t *disc, struct sfdo_frame *frame)
 {
   const struct sfdo_frame *fr;
   size_t n = sfdo_symtab_lookup (at->symtab, vaddr, &fr);
@@ -96,8 +109,12 @@ attr_owner (struct attributor *at, uint64_t vaddr, uint32_t *offset,
         {
           *offset = (uint32_t) off;
           *disc = fr[k].discriminator;
+          if (frame)
+            *frame = fr[k];
           return f;
         }
+      if (off == 0 && same_function (&fr[k], &fr[k + 1]))
+        continue;
       f = callee_at (at, f, (uint32_t) off, fr[k].discriminator,
                      fr[k + 1].function, fr[k + 1].file);
     }
@@ -106,20 +123,54 @@ attr_owner (struct attributor *at, uint64_t vaddr, uint32_t *offset,
 
 static void
 add_vote (struct attributor *at, struct sfdo_prof_func *owner, uint32_t offset,
-          uint32_t disc, uint32_t target, uint64_t count)
+          uint32_t disc, uint32_t target, uint64_t block, uint64_t count,
+          const struct sfdo_frame *frame)
 {
   sfdo_xgrow (&at->votes, &at->cap_votes, at->nvotes + 1, sizeof *at->votes);
-  at->votes[at->nvotes++] = (struct attr_vote) { owner, offset, disc, target,
-                                                 count };
+  at->votes[at->nvotes++] = (struct attr_vote) {
+    owner, offset, disc, target, block, count,
+    frame ? frame->stmt_start : 0, frame ? frame->column : 0, 0
+  };
+}
+
+/* Statements of other lines that also begin at VADDR (the instruction of
+   OWNER's line FRAME): location views can stack several rows on one
+   address, and the instruction belongs to the last one only; the others
+   still began there, in the same block, and each counts as a start of
+   its own line (SFDO_LINE_BLOCKS counts copies by their starts).  */
+static void
+add_other_starts (struct attributor *at, uint64_t vaddr, uint64_t block,
+                  uint64_t count, struct sfdo_prof_func *owner,
+                  const struct sfdo_frame *frame)
+{
+  const struct sfdo_stmt_row *rows;
+  size_t n = sfdo_symtab_statements_at (at->symtab, vaddr, &rows);
+  for (size_t i = 0; i < n; i++)
+    {
+      struct sfdo_frame other = *frame;
+      int64_t off = line_offset (rows[i].line, frame->decl_line);
+      if (rows[i].line == frame->line || off < 0)
+        continue;
+      other.stmt_start = 1;
+      other.column = rows[i].column;
+      add_vote (at, owner, (uint32_t) off, rows[i].discriminator, 0, block,
+                count, &other);
+      at->votes[at->nvotes - 1].start_only = 1;
+    }
 }
 
 void
-attr_line (struct attributor *at, uint64_t vaddr, uint64_t count)
+attr_line (struct attributor *at, uint64_t vaddr, uint64_t block,
+           uint64_t count)
 {
   uint32_t off = 0, disc = 0;
-  struct sfdo_prof_func *owner = attr_owner (at, vaddr, &off, &disc);
-  if (owner)
-    add_vote (at, owner, off, disc, 0, count);
+  struct sfdo_frame frame;
+  struct sfdo_prof_func *owner = attr_owner (at, vaddr, &off, &disc, &frame);
+  if (!owner)
+    return;
+  add_vote (at, owner, off, disc, 0, block, count, &frame);
+  if (at->vote == SFDO_LINE_BLOCKS)
+    add_other_starts (at, vaddr, block, count, owner, &frame);
 }
 
 void
@@ -127,10 +178,10 @@ attr_call (struct attributor *at, uint64_t vaddr, const char *callee,
            uint64_t count)
 {
   uint32_t off = 0, disc = 0;
-  struct sfdo_prof_func *owner = attr_owner (at, vaddr, &off, &disc);
+  struct sfdo_prof_func *owner = attr_owner (at, vaddr, &off, &disc, NULL);
   if (owner && count)
     add_vote (at, owner, off, disc, sfdo_profile_intern_str (at->p, callee),
-              count);
+              0, count, NULL);
 }
 
 void
@@ -138,7 +189,7 @@ attr_value (struct attributor *at, uint64_t vaddr, uint32_t kind,
             uint64_t value, uint64_t count)
 {
   uint32_t off = 0, disc = 0;
-  struct sfdo_prof_func *owner = attr_owner (at, vaddr, &off, &disc);
+  struct sfdo_prof_func *owner = attr_owner (at, vaddr, &off, &disc, NULL);
   if (owner && count)
     sfdo_prof_func_add_value (owner, off, disc, kind, value, count);
 }
@@ -152,6 +203,14 @@ attr_function_name (struct attributor *at, uint64_t target)
       || lo != target || sfdo_symtab_lookup (at->symtab, target, &fr) == 0)
     return NULL;
   return fr[0].function;
+}
+
+const char *
+attr_callee_name (struct attributor *at, uint64_t call, uint64_t target)
+{
+  const char *origin = sfdo_symtab_call_origin (at->symtab, call);
+  const char *at_target = attr_function_name (at, target);
+  return at_target && origin ? origin : at_target;
 }
 
 struct sfdo_prof_func *
@@ -176,7 +235,70 @@ vote_cmp (const void *a, const void *b)
     return x->offset < y->offset ? -1 : 1;
   if (x->disc != y->disc)
     return x->disc < y->disc ? -1 : 1;
-  return x->target < y->target ? -1 : x->target > y->target;
+  if (x->target != y->target)
+    return x->target < y->target ? -1 : 1;
+  return x->block < y->block ? -1 : x->block > y->block;
+}
+
+/* Whether votes X and Y are for the same line or call.  */
+static int
+same_key (const struct attr_vote *x, const struct attr_vote *y)
+{
+  return x->owner == y->owner && x->offset == y->offset && x->disc == y->disc
+         && x->target == y->target;
+}
+
+/* How many copies of a line one machine block holds, from its votes
+   V[0..N) there: the most statement starts at any one column.  Unrolling
+   repeats a statement in one block, each copy beginning where the
+   original did; two statements of one line (a for loop's test and
+   increment) begin at different columns and are one copy.  */
+static uint64_t
+copies_in_block (const struct attr_vote *v, size_t n)
+{
+  uint64_t most = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      uint64_t same = 0;
+      if (!v[i].stmt_start)
+        continue;
+      for (size_t k = 0; k < n; k++)
+        same += v[k].stmt_start && v[k].column == v[i].column;
+      most = same > most ? same : most;
+    }
+  return most;
+}
+
+/* The count of a line from its votes V[0..N), sorted by block, under
+   SFDO_LINE_BLOCKS.  A block's count is the largest of its instructions'
+   (they ran as often as each other).  Only the blocks where one of the
+   line's statements begins count (line-table rows marked is_stmt: GCC
+   marks statement boundaries, and code that scheduling, hoisting or
+   sinking moved into another block does not begin one): a hoisted
+   instruction in a hot loop must not make an error path look hot, nor
+   loop set-up code make the loop look cold.  Every copy of the line
+   (unrolling, peeling, versioning: Chen et al. 6.2.2) ran part of its
+   executions, so copies add up: several blocks, and several copies in
+   one block (copies_in_block).  A line whose statement starts are all
+   gone (merged into another line's row at the same address, or a line
+   table without is_stmt) is known only through moved code, which can run
+   more often than the line did (a store sunk out of a loop's error path
+   runs on every exit): it takes its smallest count, and the plugin's
+   block vote finds the block's count in its other statements.  */
+static uint64_t
+blocks_vote (const struct attr_vote *v, size_t n)
+{
+  uint64_t sum = 0, min = UINT64_MAX;
+  for (size_t i = 0, j; i < n; i = j)
+    {
+      uint64_t count = 0;
+      for (j = i; j < n && v[j].block == v[i].block; j++)
+        count = v[j].count > count ? v[j].count : count;
+      min = count < min ? count : min;
+      sum = sfdo_sat_add (sum, sfdo_sat_mul (count,
+                                             copies_in_block (v + i, j - i)));
+    }
+  return sum ? sum : min;
 }
 
 /* Turn the votes of one key, V[0..N), into a line count or a call count.
@@ -198,7 +320,8 @@ settle (struct attributor *at, const struct attr_vote *v, size_t n)
       sfdo_prof_line_add_target (l, v->target, sum);
       return;
     }
-  uint64_t count = at->vote == SFDO_LINE_MEAN ? sum / n : max;
+  uint64_t count = at->vote == SFDO_LINE_MEAN ? sum / n
+                   : at->vote == SFDO_LINE_MAX ? max : blocks_vote (v, n);
   sfdo_prof_func_add_line (v->owner, v->offset, v->disc, count);
 }
 
@@ -209,8 +332,8 @@ settle_votes (struct attributor *at)
     qsort (at->votes, at->nvotes, sizeof *at->votes, vote_cmp);
   for (size_t i = 0, j; i < at->nvotes; i = j)
     {
-      for (j = i + 1; j < at->nvotes && vote_cmp (&at->votes[i],
-                                                  &at->votes[j]) == 0;
+      for (j = i + 1; j < at->nvotes && same_key (&at->votes[i],
+                                                  &at->votes[j]);
            j++)
         ;
       settle (at, &at->votes[i], j - i);

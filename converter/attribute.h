@@ -3,7 +3,7 @@
  * Stage 2 of the pipeline, shared by the IP-only and LBR builders: a count
  * measured at an instruction address goes, through the address's inline
  * stack, to a (function, line offset, discriminator) of the profile.
- * Several instructions of one position vote (max or mean, see
+ * Several instructions of one position vote (enum sfdo_line_vote in
  * convert.h); call counts add up; then totals are summed bottom-up.  */
 #ifndef SFDO_CONVERTER_ATTRIBUTE_H
 #define SFDO_CONVERTER_ATTRIBUTE_H
@@ -21,7 +21,12 @@ struct attr_vote {
   struct sfdo_prof_func *owner;
   uint32_t offset, disc;
   uint32_t target;              /* callee name id of a call; 0 for a line */
+  uint64_t block;               /* first address of the instruction's block */
   uint64_t count;
+  uint8_t stmt_start;           /* the instruction begins a statement */
+  uint32_t column;              /* ... at this column */
+  uint8_t start_only;           /* a statement start of this line at an
+                                   instruction of another line */
 };
 
 struct attributor {
@@ -38,17 +43,26 @@ struct attributor {
 void attr_init (struct attributor *at, struct sfdo_symtab *symtab,
                 struct sfdo_profile *p, enum sfdo_line_vote vote);
 /* The profile owning the source position of VADDR and the position in it
-   (*OFFSET, *DISC); NULL if VADDR has no usable line.  */
+   (*OFFSET, *DISC); NULL if VADDR has no usable line.  With FRAME, the
+   innermost frame's details (statement start, column) go there.  */
 struct sfdo_prof_func *attr_owner (struct attributor *at, uint64_t vaddr,
-                                   uint32_t *offset, uint32_t *disc);
+                                   uint32_t *offset, uint32_t *disc,
+                                   struct sfdo_frame *frame);
 /* The top-level profile of the function whose entry is at ENTRY, or NULL
    if ENTRY is not a function's first address.  */
 struct sfdo_prof_func *attr_function_at (struct attributor *at,
                                          uint64_t entry);
 /* The linkage name of the function entered at ENTRY, or NULL.  */
 const char *attr_function_name (struct attributor *at, uint64_t entry);
-/* Instruction VADDR ran COUNT times.  */
-void attr_line (struct attributor *at, uint64_t vaddr, uint64_t count);
+/* The linkage name of the function the direct call at CALL calls, which
+   enters TARGET: the callee the source names there where DWARF says
+   (folded functions share a body), else the function at TARGET.  */
+const char *attr_callee_name (struct attributor *at, uint64_t call,
+                              uint64_t target);
+/* Instruction VADDR, of the machine block starting at BLOCK, ran COUNT
+   times.  */
+void attr_line (struct attributor *at, uint64_t vaddr, uint64_t block,
+                uint64_t count);
 /* The call at VADDR went COUNT times to CALLEE (a linkage name).  */
 void attr_call (struct attributor *at, uint64_t vaddr, const char *callee,
                 uint64_t count);

@@ -4,6 +4,8 @@
 
 #include <stdio.h>
 
+#include "folded.h"
+#include "unsampled.h"
 #include "values.h"
 
 /* Add the call counts of F's call targets, and of its inlinees', into
@@ -41,6 +43,44 @@ heads_from_calls (struct sfdo_profile *p)
         f->head = *calls;
     }
   sfdo_u64map_release (&incoming);
+}
+
+/* main runs once per process: its head is the number of processes that
+   mapped the executable defining it, exactly, where an entry block's
+   samples give a rarely entered function a whole sample's weight or
+   nothing (and the loops in main, divided by that, the wrong trip
+   counts).  A process recorded with -p after it started entered main
+   once all the same.  */
+static void
+count_main_entries (const struct sfdo_match *m, struct sfdo_profile *p)
+{
+  for (size_t i = 0; i < sfdo_match_nbinaries (m); i++)
+    {
+      struct sfdo_prof_func *f = sfdo_profile_find (p, "main", NULL, NULL);
+      size_t processes = sfdo_match_processes (m, i);
+      if (!processes || !f
+          || !sfdo_symtab_has_function (sfdo_match_binary (m, i)->symtab,
+                                        "main"))
+        continue;
+      f->head = processes;
+    }
+}
+
+/* Functions folded into one body share its samples out; the functions
+   no sample reached are listed with no counts (they never ran).  */
+static enum sfdo_errc
+complete_functions (const struct sfdo_match *m,
+                    const struct sfdo_tally *tallies, struct sfdo_profile *p,
+                    struct sfdo_convert_stats *stats, struct sfdo_error *err)
+{
+  for (size_t i = 0; i < sfdo_match_nbinaries (m); i++)
+    if (sfdo_tally_has_samples (&tallies[i]))
+      {
+        const struct sfdo_symtab *st = sfdo_match_binary (m, i)->symtab;
+        stats->folded_functions += sfdo_split_folded_functions (st, p);
+        stats->unsampled_functions += sfdo_add_unsampled_functions (st, p);
+      }
+  return sfdo_profile_finalize (p, err);
 }
 
 /* The header: build-ids of the binaries that gave samples, the modes
@@ -124,6 +164,10 @@ sfdo_build_profile (const struct sfdo_build_opts *o,
     }
   if (rc == SFDO_OK && notes->heads_from_calls && !lbr)
     heads_from_calls (p);
+  if (rc == SFDO_OK)
+    rc = complete_functions (m, tallies, p, stats, err);
+  if (rc == SFDO_OK)
+    count_main_entries (m, p);
   if (rc != SFDO_OK)
     {
       sfdo_profile_free (p);

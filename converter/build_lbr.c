@@ -79,7 +79,9 @@ add_branch (struct lbr_builder *lb, uint64_t from, uint64_t to, uint64_t w)
   if (k < 0)
     return;
   uint8_t kind = src->fb.kinds[k];
-  const char *callee = attr_function_name (&lb->at, to);
+  const char *callee = kind == SFDO_INSN_CALL && src->fb.call_targets[k]
+                       ? attr_callee_name (&lb->at, from, to)
+                       : attr_function_name (&lb->at, to);
   if (kind == SFDO_INSN_CALL && callee)
     {
       attr_call (&lb->at, from, callee, w);
@@ -110,7 +112,10 @@ settle_function (struct lbr_builder *lb, struct lbr_func *f)
       uint64_t count = running > 0 ? (uint64_t) running : 0;
       if (i == 0)
         entry = count;
-      attr_line (&lb->at, f->fb.insn_addrs[i], count);
+      ptrdiff_t k = sfdo_func_blocks_find (&f->fb, f->fb.insn_addrs[i]);
+      attr_line (&lb->at, f->fb.insn_addrs[i],
+                 k >= 0 ? f->fb.insn_addrs[f->fb.blocks[k].first_insn] : 0,
+                 count);
     }
   return entry;
 }

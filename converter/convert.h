@@ -26,8 +26,13 @@ extern "C" {
 #endif
 
 enum sfdo_line_vote {
-  SFDO_LINE_MAX = 0,    /* a line's count: the max over its instructions */
-  SFDO_LINE_MEAN = 1    /* ... or their mean */
+  /* A line's count: the sum over the machine blocks where one of its
+     statements begins (copies made by unrolling, peeling or versioning
+     add up, Chen et al. 6.2.2; code moved into other blocks does not
+     count), see attribute.c.  */
+  SFDO_LINE_BLOCKS = 0,
+  SFDO_LINE_MAX = 1,    /* ... the max over its instructions */
+  SFDO_LINE_MEAN = 2    /* ... or their mean */
 };
 
 enum sfdo_smooth {
@@ -68,6 +73,8 @@ struct sfdo_convert_stats {
   uint64_t aux_used;            /* samples of classifying events used */
   uint64_t blocks_over, blocks_under, blocks_classified;
   uint64_t functions_smoothed;  /* by the binary-level prepass */
+  uint64_t unsampled_functions; /* listed with no counts (never ran) */
+  uint64_t folded_functions;    /* bodies shared out among their twins */
 };
 
 struct sfdo_converter;

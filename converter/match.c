@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/u64map.h"
 #include "../common/xalloc.h"
 #include "procmap.h"
 
@@ -27,6 +28,8 @@ struct resolve_cache {
 
 struct sfdo_match {
   struct sfdo_binary *binaries;
+  struct sfdo_u64map *pids;     /* per binary: processes that mapped it,
+                                   pid + 1 */
   size_t nbinaries;
   struct mapped_file *files;
   size_t nfiles, cap_files;
@@ -44,8 +47,10 @@ sfdo_match_free (struct sfdo_match *m)
       free (m->binaries[i].path);
       free (m->binaries[i].real);
       sfdo_symtab_free (m->binaries[i].symtab);
+      sfdo_u64map_release (&m->pids[i]);
     }
   free (m->binaries);
+  free (m->pids);
   for (size_t i = 0; i < m->nfiles; i++)
     free (m->files[i].name);
   free (m->files);
@@ -60,6 +65,7 @@ sfdo_match_new (const char *const *paths, size_t n, struct sfdo_match **out,
   struct sfdo_match *m = sfdo_xcalloc (1, sizeof *m);
   m->procmap = sfdo_procmap_new ();
   m->binaries = sfdo_xcalloc (n + 1, sizeof *m->binaries);
+  m->pids = sfdo_xcalloc (n + 1, sizeof *m->pids);
   for (size_t i = 0; i < n; i++, m->nbinaries++)
     {
       struct sfdo_binary *b = &m->binaries[i];
@@ -87,6 +93,12 @@ size_t
 sfdo_match_nbinaries (const struct sfdo_match *m)
 {
   return m->nbinaries;
+}
+
+size_t
+sfdo_match_processes (const struct sfdo_match *m, size_t i)
+{
+  return i < m->nbinaries ? m->pids[i].n : 0;
 }
 
 const struct sfdo_binary *
@@ -182,8 +194,12 @@ void
 sfdo_match_mmap (struct sfdo_match *m, const struct sfdo_perfdata *pd,
                  const struct sfdo_perfdata_mmap *mm, uint64_t time)
 {
-  sfdo_procmap_mmap (m->procmap, mm->pid, mm->addr, mm->len, mm->pgoff,
-                     file_id (m, pd, mm), time);
+  uint32_t fid = file_id (m, pd, mm);
+  sfdo_procmap_mmap (m->procmap, mm->pid, mm->addr, mm->len, mm->pgoff, fid,
+                     time);
+  if (m->files[fid].binary >= 0)
+    *sfdo_u64map_get (&m->pids[m->files[fid].binary],
+                      (uint64_t) mm->pid + 1) = 1;
 }
 
 void

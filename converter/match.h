@@ -45,6 +45,8 @@ enum sfdo_errc sfdo_match_new (const char *const *paths, size_t n,
 void sfdo_match_free (struct sfdo_match *m);
 
 size_t sfdo_match_nbinaries (const struct sfdo_match *m);
+/* How many processes mapped binary I.  */
+size_t sfdo_match_processes (const struct sfdo_match *m, size_t i);
 const struct sfdo_binary *sfdo_match_binary (const struct sfdo_match *m,
                                              size_t i);
 

@@ -37,9 +37,13 @@ static const char usage_text[] =
   "      --format=FORMAT   sfdo (the default), afdo (GCC's AutoFDO, version\n"
   "                        2 for GCC 12 to 15; afdo1, afdo3 for others) or\n"
   "                        llvm (LLVM's text sample profile)\n"
-  "      --line-vote=max|mean\n"
+  "      --line-vote=blocks|max|mean\n"
   "                        a source line's count from its instructions'\n"
-  "                        block counts: the max (default) or the mean\n"
+  "                        block counts: blocks (default) adds up the\n"
+  "                        blocks where one of the line's statements\n"
+  "                        begins (unrolled, peeled, versioned copies),\n"
+  "                        leaving out code moved there from elsewhere;\n"
+  "                        max and mean take the max or the mean\n"
   "      --smooth=auto|on|off\n"
   "                        correct block counts by minimum-cost flow over\n"
   "                        the machine code's CFG before they go to source\n"
@@ -121,7 +125,8 @@ static const struct keyword format_names[] = {
   { "llvm", SFDO_EXPORT_LLVM }, { NULL, 0 }
 };
 static const struct keyword vote_names[] = {
-  { "max", SFDO_LINE_MAX }, { "mean", SFDO_LINE_MEAN }, { NULL, 0 }
+  { "blocks", SFDO_LINE_BLOCKS }, { "max", SFDO_LINE_MAX },
+  { "mean", SFDO_LINE_MEAN }, { NULL, 0 }
 };
 static const struct keyword smooth_names[] = {
   { "auto", SFDO_SMOOTH_AUTO }, { "on", SFDO_SMOOTH_ON },
@@ -283,8 +288,8 @@ parse_options (int argc, char **argv, struct options *o)
         case 'V': puts ("sfdo-convert " SFDO_VERSION); exit (0);
         case 'v':
           if (parse_keyword (optarg, vote_names, &value) != 0)
-            return usage_error ("--line-vote takes max or mean, not '%s'",
-                                optarg);
+            return usage_error ("--line-vote takes blocks, max or mean, "
+                                "not '%s'", optarg);
           o->convert.vote = (enum sfdo_line_vote) value;
           break;
         default:
@@ -344,6 +349,14 @@ print_stats (const struct sfdo_convert_stats *s)
     fprintf (stderr, "sfdo-convert: %llu functions' block counts smoothed "
              "by minimum-cost flow\n",
              (unsigned long long) s->functions_smoothed);
+  if (s->folded_functions)
+    fprintf (stderr, "sfdo-convert: %llu function bodies folded from "
+             "identical functions: their samples shared out by the calls "
+             "into each\n", (unsigned long long) s->folded_functions);
+  if (s->unsampled_functions)
+    fprintf (stderr, "sfdo-convert: %llu functions of the binaries caught "
+             "no sample: listed with no counts (never ran)\n",
+             (unsigned long long) s->unsampled_functions);
 }
 
 /* The raw LBR tallies into PATH, atomically.  */

@@ -32,6 +32,8 @@ struct line_row {
   uint32_t line, disc;
   uint32_t order;             /* position in its table, for stable ties */
   uint8_t end;                /* end of a sequence: no code from here */
+  uint8_t is_stmt;            /* the row begins a statement */
+  uint32_t column;
 };
 
 struct scope {
@@ -76,8 +78,13 @@ struct sfdo_symtab {
   size_t nfunctions;
   struct sfdo_frame *frames;
   size_t cap_frames;
+  struct sfdo_stmt_row *stmt_rows;
+  size_t cap_stmt_rows;
   struct named_addr *names;     /* sorted by address */
   size_t nnames, cap_names;
+  struct named_addr *call_sites; /* return address -> callee named in the
+                                    source, sorted by address */
+  size_t ncall_sites, cap_call_sites;
   struct sfdo_symtab_stats stats;
   char line_error[128];         /* libdw's word on the first line table
                                    it could not read */
@@ -150,6 +157,44 @@ add_ranges (struct sfdo_symtab *st, Dwarf_Die *die, uint32_t scope,
       }
 }
 
+#ifndef DW_TAG_call_site
+#define DW_TAG_call_site 0x48
+#endif
+#ifndef DW_TAG_GNU_call_site
+#define DW_TAG_GNU_call_site 0x4109
+#endif
+#ifndef DW_AT_call_return_pc
+#define DW_AT_call_return_pc 0x7d
+#endif
+#ifndef DW_AT_call_origin
+#define DW_AT_call_origin 0x7f
+#endif
+
+/* Record the call site DIE: where its call returns to and, for a direct
+   call, the function the source calls there.  That is the callee even
+   where identical-code folding made the call reach another function's
+   body (the address would name the twin that kept it).  */
+static void
+add_call_site (struct sfdo_symtab *st, Dwarf_Die *die)
+{
+  Dwarf_Attribute attr;
+  Dwarf_Addr ret;
+  Dwarf_Die origin;
+  if (!((dwarf_attr (die, DW_AT_call_return_pc, &attr)
+         || dwarf_attr (die, DW_AT_low_pc, &attr))
+        && dwarf_formaddr (&attr, &ret) == 0)
+      || !((dwarf_attr (die, DW_AT_call_origin, &attr)
+            || dwarf_attr (die, DW_AT_abstract_origin, &attr))
+           && dwarf_formref_die (&attr, &origin)))
+    return;
+  const char *name = die_name (&origin);
+  if (!*name)
+    return;
+  sfdo_xgrow (&st->call_sites, &st->cap_call_sites, st->ncall_sites + 1,
+              sizeof *st->call_sites);
+  st->call_sites[st->ncall_sites++] = (struct named_addr) { ret, name };
+}
+
 /* Collect the scopes under DIE's children; PARENT is the enclosing scope
    (-1 at the top), DEPTH its inline depth.  */
 static void
@@ -175,6 +220,8 @@ walk_children (struct sfdo_symtab *st, Dwarf_Die *die, const char *cu_name,
           scope = add_scope (st, &child, cu_name, is_function ? -1 : parent);
           add_ranges (st, &child, (uint32_t) scope, d);
         }
+      else if (tag == DW_TAG_call_site || tag == DW_TAG_GNU_call_site)
+        add_call_site (st, &child);
       if (dwarf_haschildren (&child))
         walk_children (st, &child, cu_name, scope, d, die_depth + 1);
     }
@@ -197,18 +244,21 @@ read_lines (struct sfdo_symtab *st, Dwarf_Die *cu)
     {
       Dwarf_Line *l = dwarf_onesrcline (lines, i);
       Dwarf_Addr addr;
-      int line = 0;
-      bool end = false;
+      int line = 0, column = 0;
+      bool end = false, is_stmt = false;
       unsigned disc = 0;
       if (!l || dwarf_lineaddr (l, &addr) != 0)
         continue;
       dwarf_lineno (l, &line);
       dwarf_lineendsequence (l, &end);
       dwarf_linediscriminator (l, &disc);
+      dwarf_linebeginstatement (l, &is_stmt);
+      dwarf_linecol (l, &column);
       sfdo_xgrow (&st->rows, &st->cap_rows, st->nrows + 1, sizeof *st->rows);
       st->rows[st->nrows] = (struct line_row) {
         addr, line > 0 ? (uint32_t) line : 0, disc,
-        (uint32_t) st->nrows, end
+        (uint32_t) st->nrows, end, is_stmt,
+        column > 0 ? (uint32_t) column : 0
       };
       st->nrows++;
     }
@@ -532,6 +582,48 @@ check_file (const char *path, struct sfdo_error *err)
   return rc;
 }
 
+/* The first entry of the sorted N entries of A at or after VADDR.  */
+static size_t
+first_at_or_after (const struct named_addr *a, size_t n, uint64_t vaddr)
+{
+  size_t lo = 0, hi = n;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (a[mid].addr < vaddr)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+const char *
+sfdo_symtab_call_origin (const struct sfdo_symtab *st, uint64_t call)
+{
+  size_t i = first_at_or_after (st->call_sites, st->ncall_sites, call + 1);
+  /* x86-64 instructions are at most 15 bytes long.  */
+  return i < st->ncall_sites && st->call_sites[i].addr - call <= 15
+         ? st->call_sites[i].name : NULL;
+}
+
+size_t
+sfdo_symtab_symbols_at (const struct sfdo_symtab *st, uint64_t vaddr,
+                        const char **out, size_t max)
+{
+  size_t n = 0;
+  for (size_t i = first_at_or_after (st->names, st->nnames, vaddr);
+       i < st->nnames && st->names[i].addr == vaddr; i++)
+    {
+      int dup = 0;
+      for (size_t k = 0; k < n; k++)
+        dup |= strcmp (out[k], st->names[i].name) == 0;
+      if (!dup && n < max)
+        out[n++] = st->names[i].name;
+    }
+  return n;
+}
+
 /* --- Public --------------------------------------------------------------- */
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -595,6 +687,9 @@ sfdo_symtab_open (const char *path, struct sfdo_symtab **out,
     }
   qsort (st->rows, st->nrows, sizeof *st->rows, row_cmp);
   qsort (st->ranges, st->nranges, sizeof *st->ranges, range_cmp);
+  if (st->ncall_sites > 1)
+    qsort (st->call_sites, st->ncall_sites, sizeof *st->call_sites,
+           name_cmp);
   flatten (st);
   collect_functions (st);
   st->stats.line_rows = st->nrows;
@@ -617,8 +712,10 @@ sfdo_symtab_free (struct sfdo_symtab *st)
   free (st->ranges);
   free (st->intervals);
   free (st->functions);
+  free (st->stmt_rows);
   free (st->frames);
   free (st->names);
+  free (st->call_sites);
   free (st);
 }
 
@@ -731,6 +828,41 @@ sfdo_symtab_function_range (const struct sfdo_symtab *st, uint64_t vaddr,
 }
 
 size_t
+sfdo_symtab_nfunctions (const struct sfdo_symtab *st)
+{
+  return st->nfunctions;
+}
+
+void
+sfdo_symtab_function (const struct sfdo_symtab *st, size_t i, uint64_t *lo,
+                      const char **name, const char **file)
+{
+  const struct scope *s = &st->scopes[st->functions[i].scope];
+  *lo = st->functions[i].lo;
+  *name = s->name;
+  *file = s->file;
+}
+
+/* Whether VADDR begins a statement of the line of ROW, the last row at or
+   below it: several rows may share an address (location views), and an
+   earlier one of the same line may carry is_stmt where the last does
+   not.  The statement's column goes to *COLUMN.  */
+static uint8_t
+statement_start (const struct sfdo_symtab *st, ptrdiff_t row, uint64_t vaddr,
+                 uint32_t *column)
+{
+  const struct line_row *last = &st->rows[row];
+  for (ptrdiff_t r = row; r >= 0 && st->rows[r].addr == vaddr; r--)
+    if (st->rows[r].is_stmt && st->rows[r].line == last->line
+        && st->rows[r].disc == last->disc)
+      {
+        *column = st->rows[r].column;
+        return 1;
+      }
+  return 0;
+}
+
+size_t
 sfdo_symtab_lookup (struct sfdo_symtab *st, uint64_t vaddr,
                     const struct sfdo_frame **frames)
 {
@@ -748,17 +880,50 @@ sfdo_symtab_lookup (struct sfdo_symtab *st, uint64_t vaddr,
   sfdo_xgrow (&st->frames, &st->cap_frames, n, sizeof *st->frames);
   size_t k = n;
   uint32_t line = st->rows[row].line, disc = st->rows[row].disc;
+  uint32_t column = st->rows[row].column;
+  uint8_t stmt_start = statement_start (st, row, vaddr, &column);
   for (int32_t s = (int32_t) st->intervals[iv].scope; s >= 0;
        s = st->scopes[s].parent)
     {
       const struct scope *sc = &st->scopes[s];
       st->frames[--k] = (struct sfdo_frame) {
-        sc->name, sc->file, sc->decl_line, line, disc
+        sc->name, sc->file, sc->decl_line, line, disc, stmt_start, column
       };
       line = sc->call_line;
       disc = sc->call_disc;
+      stmt_start = 0;
+      column = 0;
     }
   *frames = st->frames;
+  return n;
+}
+
+int
+sfdo_symtab_has_function (const struct sfdo_symtab *st, const char *name)
+{
+  for (size_t i = 0; i < st->nfunctions; i++)
+    if (strcmp (st->scopes[st->functions[i].scope].name, name) == 0)
+      return 1;
+  return 0;
+}
+
+size_t
+sfdo_symtab_statements_at (struct sfdo_symtab *st, uint64_t vaddr,
+                           const struct sfdo_stmt_row **rows)
+{
+  ptrdiff_t row = last_at_or_below (st->rows, st->nrows, sizeof *st->rows,
+                                    vaddr);
+  size_t n = 0;
+  for (; row >= 0 && st->rows[row].addr == vaddr; row--)
+    if (st->rows[row].is_stmt && !st->rows[row].end && st->rows[row].line)
+      {
+        sfdo_xgrow (&st->stmt_rows, &st->cap_stmt_rows, n + 1,
+                    sizeof *st->stmt_rows);
+        st->stmt_rows[n++] = (struct sfdo_stmt_row) {
+          st->rows[row].line, st->rows[row].disc, st->rows[row].column
+        };
+      }
+  *rows = st->stmt_rows;
   return n;
 }
 

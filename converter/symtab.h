@@ -36,6 +36,10 @@ struct sfdo_frame {
   uint32_t line;            /* the sampled line, or for an outer level the
                                line of the call that was inlined */
   uint32_t discriminator;
+  uint8_t stmt_start;       /* innermost frame: the address begins a
+                               statement (a line-table row marked is_stmt),
+                               which code moved from elsewhere does not */
+  uint32_t column;          /* innermost frame: the statement's column */
 };
 
 /* --- Lifecycle ------------------------------------------------------- */
@@ -85,10 +89,48 @@ const char *sfdo_symtab_call_name (const struct sfdo_symtab *st,
 size_t sfdo_symtab_lookup (struct sfdo_symtab *st, uint64_t vaddr,
                            const struct sfdo_frame **frames);
 
+/* The function the source calls at the call instruction at CALL (a direct
+   call, from DWARF's call-site entries), or NULL if DWARF does not say.
+   Where identical-code folding made two functions share a body, a call's
+   target address names only the twin that kept it; this names the one
+   the source called.  */
+const char *sfdo_symtab_call_origin (const struct sfdo_symtab *st,
+                                     uint64_t call);
+
+/* The distinct names of the ELF function symbols at VADDR, at most MAX,
+   into OUT; returns how many.  Several are aliases of one body (folded
+   functions).  */
+size_t sfdo_symtab_symbols_at (const struct sfdo_symtab *st, uint64_t vaddr,
+                               const char **out, size_t max);
+
+/* Whether the binary has code for a function named NAME.  */
+int sfdo_symtab_has_function (const struct sfdo_symtab *st, const char *name);
+
+/* A statement that begins at an address, in the innermost function's
+   lines there: one line-table row marked is_stmt.  */
+struct sfdo_stmt_row {
+  uint32_t line, discriminator, column;
+};
+
+/* The statements that begin at VADDR, in *ROWS (valid until the next
+   call or free): rows marked is_stmt at exactly that address, which
+   location views can make several, of several lines.  Returns how many. */
+size_t sfdo_symtab_statements_at (struct sfdo_symtab *st, uint64_t vaddr,
+                                  const struct sfdo_stmt_row **rows);
+
 /* The [*LO, *HI) address range of the outermost function containing
    VADDR (its first range that does); returns 0, or -1 if none.  */
 int sfdo_symtab_function_range (const struct sfdo_symtab *st, uint64_t vaddr,
                                 uint64_t *lo, uint64_t *hi);
+
+/* The code ranges of functions (outermost scopes, sorted by address): how
+   many, and the I-th one's start, linkage name and file (NULL for a
+   function with external linkage).  A function split into parts
+   (foo.cold) has a range for each.  */
+size_t sfdo_symtab_nfunctions (const struct sfdo_symtab *st);
+void sfdo_symtab_function (const struct sfdo_symtab *st, size_t i,
+                           uint64_t *lo, const char **name,
+                           const char **file);
 
 /* Counts of what was read, for --stats and tests.  */
 struct sfdo_symtab_stats {

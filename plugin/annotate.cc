@@ -1,24 +1,18 @@
-/* plugin/annotate.cc - counts from an sfdo profile onto one function's
-   CFG, smoothed by minimum-cost flow.
-
-   For each statement, its position in the profile is its inline stack:
-   the chain of inlined-function scopes (BLOCKs) from the statement up to
-   the function, each giving a call line; the profile nests inlined
-   callees at (line offset, discriminator) callsites the same way, so the
-   walk goes from the function's profile down through the callsites to
-   the innermost callee and reads the count at the statement's line
-   offset there.  GCC 12 keeps discriminators per basic block
-   (bb->discriminator), which is what it emitted in the profiled
-   binary's line table for that block's instructions.
+/* plugin/annotate.cc - measured block counts of one function from its
+   profile, made consistent by minimum-cost flow (annotate.h).
 
    A block's count is the max (or mean) of its statements' counts; a
-   block with no statement the profile knows is unknown, not zero.  The
-   minimum-cost flow of smooth/mcf.h then makes counts consistent, using
-   GCC's static branch probabilities (predict.cc: Wu and Larus) as the
-   prior where measurements say nothing.  The result is written with
-   AFDO quality, the way -fauto-profile writes it, so the inliner, block
-   reordering, hot/cold partitioning, unrolling and the register
-   allocator believe it.  */
+   block with no statement the profile knows is unknown, not zero.  A
+   call statement whose callee the profiled binary had inlined there
+   counts as often as that inline instance was entered: its own line
+   often caught no sample, the callee's body did.  The minimum-cost flow
+   of smooth/mcf.h then makes counts consistent, using GCC's static branch
+   probabilities (predict.cc: Wu and Larus) as the prior where
+   measurements say nothing.  Where a branch's direction is unmeasured and
+   both arms rejoin, the flow's all-or-nothing choice is replaced by a
+   split along the static probabilities, inside the solution so that it
+   stays consistent (a pass such as the tracer must not see a hot path
+   that was never observed); loops whose trip count GCC knows get it.  */
 
 #include "gcc-plugin.h"
 #include "config.h"
@@ -31,223 +25,81 @@
 #include "cgraph.h"
 #include "cfg.h"
 #include "profile.h"
-#include "predict.h"
-#include "gcov-io.h"
+#include "hash-set.h"
+#include "cfgloop.h"
+#include "tree-ssa-loop.h"
+#include "tree-ssa-loop-niter.h"
+#include "tree-scalar-evolution.h"
 
 #include "../profiles/profile.h"
 #include "../smooth/mcf.h"
+#include "samplefdo.h"
+#include "counts.h"
+#include "position.h"
 #include "annotate.h"
 
-/* The largest count annotated in this unit, and the summary built from
-   it for profile_info.  */
-static gcov_type sfdo_max_count;
-static struct gcov_summary sfdo_summary;
-
-/* The profile being read, for its strings.  */
-static const struct sfdo_profile *sfdo_current_profile;
-
-void
-sfdo_note_max_count (gcov_type count)
+unsigned
+sfdo_block_size (basic_block bb)
 {
-  if (count > sfdo_max_count)
-    sfdo_max_count = count;
+  unsigned n = 0;
+
+  for (gimple_stmt_iterator gsi = gsi_start_nondebug_bb (bb);
+       !gsi_end_p (gsi); gsi_next_nondebug (&gsi))
+    if (gimple_code (gsi_stmt (gsi)) != GIMPLE_LABEL)
+      n++;
+  return n ? n : 1;
 }
 
-void
-sfdo_install_profile_info (void)
-{
-  sfdo_summary.runs = 1;
-  sfdo_summary.sum_max = sfdo_max_count > 0 ? sfdo_max_count : 1;
-  profile_info = &sfdo_summary;
-}
-
-/* One frame of a statement's inline stack: the function DECL and the
-   location LOCUS in it (of the statement, or of the call inlined).  */
-struct sfdo_frame_loc
-{
-  tree decl;
-  location_t locus;
-};
-
-/* The line offset of LOCUS in function DECL, or -1 if it lies before the
-   declaration (then the profile cannot hold it).  */
-
-static int64_t
-line_offset (tree decl, location_t locus)
-{
-  int line = LOCATION_LINE (locus);
-  int decl_line = LOCATION_LINE (DECL_SOURCE_LOCATION (decl));
-  return line >= decl_line ? line - decl_line : -1;
-}
-
-/* Fill STACK with the inline stack of STMT, innermost frame first, the
-   current function last.  Return false if STMT has no location.  */
+/* Whether the profiled binary had inlined the callee of CALL (in a block
+   of discriminator DISC) of F, and then in *ENTRIES how often it entered
+   that instance: its head count, or where the converter could not tell
+   entries, its busiest line.  An instance that never ran is still a
+   measurement: the call did not happen.  */
 
 static bool
-inline_stack (gimple *stmt, vec<sfdo_frame_loc> *stack)
+inlinee_entries (const struct sfdo_prof_func *f, gimple *call, unsigned disc,
+		 uint64_t *entries)
 {
-  location_t locus = gimple_location (stmt);
+  tree callee = gimple_call_fndecl (call);
+  const struct sfdo_prof_func *inst;
 
-  if (LOCATION_LOCUS (locus) == UNKNOWN_LOCATION)
+  *entries = 0;
+  if (!callee)
     return false;
-  for (tree block = gimple_block (stmt);
-       block && TREE_CODE (block) == BLOCK;
-       block = BLOCK_SUPERCONTEXT (block))
-    {
-      location_t call = BLOCK_SOURCE_LOCATION (block);
-      tree origin;
-
-      if (LOCATION_LOCUS (call) == UNKNOWN_LOCATION
-	  || !inlined_function_outer_scope_p (block))
-	continue;
-      origin = block_ultimate_origin (block);
-      if (!origin || TREE_CODE (origin) != FUNCTION_DECL)
-	continue;
-      stack->safe_push ({ origin, locus });
-      locus = call;
-    }
-  stack->safe_push ({ current_function_decl, locus });
+  inst = sfdo_inlined_callee_profile (f, call, disc, callee);
+  if (!inst)
+    return false;
+  *entries = inst->head;
+  if (!inst->head)
+    for (size_t i = 0; i < inst->nlines; i++)
+      *entries = MAX (*entries, inst->lines[i].count);
   return true;
 }
 
-/* Whether the profile name NAME_ID names function DECL.  */
-
-static bool
-names_decl (uint32_t name_id, tree decl)
-{
-  const char *want = sfdo_profile_str (sfdo_current_profile, name_id);
-  const char *name = IDENTIFIER_POINTER (DECL_ASSEMBLER_NAME (decl));
-
-  if (name[0] == '*')
-    name++;
-  return strcmp (want, name) == 0;
-}
-
-/* The profile of the callee DECL inlined into F at line OFFSET: the one
-   with discriminator 0 if there, else any.  NULL if F has none.  */
-
-static const struct sfdo_prof_func *
-callee_profile (const struct sfdo_prof_func *f, uint32_t offset, tree decl)
-{
-  const struct sfdo_prof_func *any = NULL;
-
-  for (size_t i = 0; i < f->ncallsites; i++)
-    {
-      const struct sfdo_prof_callsite *c = &f->callsites[i];
-      if (c->offset != offset || !names_decl (c->callee->name, decl))
-	continue;
-      if (c->discriminator == 0)
-	return c->callee;
-      if (!any)
-	any = c->callee;
-    }
-  return any;
-}
-
-/* The count F records at (OFFSET, DISC); failing an exact match, the
-   largest at OFFSET under any discriminator, since blocks may have been
-   numbered differently.  Return false if F has nothing at OFFSET.  */
-
-static bool
-line_count (const struct sfdo_prof_func *f, uint32_t offset, uint32_t disc,
-	    uint64_t *count)
-{
-  const struct sfdo_prof_line *l = sfdo_prof_func_find_line (f, offset, disc);
-  bool found = false;
-
-  if (l)
-    {
-      *count = l->count;
-      return true;
-    }
-  *count = 0;
-  for (size_t i = 0; i < f->nlines; i++)
-    if (f->lines[i].offset == offset)
-      {
-	found = true;
-	if (f->lines[i].count > *count)
-	  *count = f->lines[i].count;
-      }
-  return found;
-}
-
-/* The profile STMT's innermost frame has in F (the current function's
-   profile), following STMT's inline stack, and STMT's line offset there
-   in *OFFSET; NULL if the profile does not know the position.  */
-
-static const struct sfdo_prof_func *
-innermost_profile (const struct sfdo_prof_func *f, gimple *stmt,
-		   uint32_t *offset)
-{
-  auto_vec<sfdo_frame_loc, 8> stack;
-  int64_t off;
-
-  if (!inline_stack (stmt, &stack))
-    return NULL;
-  for (unsigned i = stack.length () - 1; i > 0 && f; i--)
-    {
-      off = line_offset (stack[i].decl, stack[i].locus);
-      if (off < 0)
-	return NULL;
-      f = callee_profile (f, (uint32_t) off, stack[i - 1].decl);
-    }
-  off = line_offset (stack[0].decl, stack[0].locus);
-  if (off < 0)
-    return NULL;
-  *offset = (uint32_t) off;
-  return f;
-}
-
-const struct sfdo_prof_func *
-sfdo_innermost_profile (const struct sfdo_profile *p,
-			const struct sfdo_prof_func *f, gimple *stmt,
-			uint32_t *offset)
-{
-  sfdo_current_profile = p;
-  return innermost_profile (f, stmt, offset);
-}
-
-/* The count of STMT, in a block of discriminator DISC, from F (the
-   current function's profile).  Return false if the profile does not
-   know STMT's position.  */
-
-static bool
-stmt_count (const struct sfdo_prof_func *f, gimple *stmt, unsigned disc,
-	    uint64_t *count)
-{
-  uint32_t off;
-
-  f = innermost_profile (f, stmt, &off);
-  return f && line_count (f, off, disc, count);
-}
-
-const struct sfdo_prof_func *
-sfdo_inlined_callee_profile (const struct sfdo_profile *p,
-			     const struct sfdo_prof_func *f, gimple *call,
-			     tree callee)
-{
-  uint32_t off;
-
-  sfdo_current_profile = p;
-  f = innermost_profile (f, call, &off);
-  return f ? callee_profile (f, off, callee) : NULL;
-}
-
 /* The measured count of BB from F, or -1 if none of its statements is
-   known to the profile.  Statements vote by VOTE.  */
+   known to the profile.  Statements vote by sfdo_opts.vote.  */
 
 static int64_t
-block_count (const struct sfdo_prof_func *f, basic_block bb,
-	     enum sfdo_block_vote vote)
+block_count (const struct sfdo_prof_func *f, basic_block bb, bool *from_inlinee)
 {
   uint64_t max = 0, sum = 0, n = 0, c;
 
-  for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
-       gsi_next (&gsi))
+  *from_inlinee = false;
+  for (gimple_stmt_iterator gsi = gsi_start_nondebug_bb (bb);
+       !gsi_end_p (gsi); gsi_next_nondebug (&gsi))
     {
       gimple *stmt = gsi_stmt (gsi);
-      if (is_gimple_debug (stmt) || !stmt_count (f, stmt, bb->discriminator,
-						 &c))
+      bool known = sfdo_stmt_count (f, stmt, bb->discriminator, &c);
+      uint64_t entries;
+      if (is_gimple_call (stmt)
+	  && inlinee_entries (f, stmt, bb->discriminator, &entries)
+	  && (!known || entries > c))
+	{
+	  c = entries;
+	  known = true;
+	  *from_inlinee = true;
+	}
+      if (!known)
 	continue;
       max = MAX (max, c);
       sum = sfdo_sat_add (sum, c);
@@ -255,7 +107,7 @@ block_count (const struct sfdo_prof_func *f, basic_block bb,
     }
   if (!n)
     return -1;
-  c = vote == SFDO_VOTE_MEAN ? sum / n : max;
+  c = sfdo_opts.vote == SFDO_VOTE_MEAN ? sum / n : max;
   return c > (uint64_t) INT64_MAX ? INT64_MAX : (int64_t) c;
 }
 
@@ -276,7 +128,7 @@ profile_fit (const struct sfdo_prof_func *f)
 	location_t locus = gimple_location (gsi_stmt (gsi));
 	int64_t off;
 	if (LOCATION_LOCUS (locus) != UNKNOWN_LOCATION
-	    && (off = line_offset (current_function_decl, locus)) >= 0
+	    && (off = sfdo_line_offset (current_function_decl, locus)) >= 0
 	    && off < INT_MAX - 2)
 	  offsets.add ((int) off);
       }
@@ -288,82 +140,6 @@ profile_fit (const struct sfdo_prof_func *f)
 	fitting = sfdo_sat_add (fitting, f->lines[i].count);
     }
   return total ? (double) fitting / (double) total : 1.0;
-}
-
-/* The line numbers of BB's statements, as "l1,l2,..." into BUF.  */
-
-static const char *
-block_lines (basic_block bb, char *buf, size_t size)
-{
-  size_t len = 0;
-  int last = -1;
-
-  buf[0] = '\0';
-  for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
-       gsi_next (&gsi))
-    {
-      location_t locus = gimple_location (gsi_stmt (gsi));
-      int line = LOCATION_LINE (locus);
-      if (LOCATION_LOCUS (locus) == UNKNOWN_LOCATION || line == last
-	  || len + 12 >= size)
-	continue;
-      len += snprintf (buf + len, size - len, "%s%d", len ? "," : "", line);
-      last = line;
-    }
-  if (!len)
-    snprintf (buf, size, "-");
-  return buf;
-}
-
-/* GCC's count of BB as a plain number, -1 if it has none.  */
-
-static int64_t
-gcc_count (basic_block bb)
-{
-  return bb->count.initialized_p () ? bb->count.to_gcov_type () : -1;
-}
-
-/* Build the flow network of the current function into a new graph,
-   with measured counts RAW (by block index).  The edges are added in
-   FOR_ALL_BB_FN / FOR_EACH_EDGE order.  */
-
-static struct sfdo_flow *
-build_network (const int64_t *raw)
-{
-  struct sfdo_flow *g = sfdo_flow_new (last_basic_block_for_fn (cfun),
-				       ENTRY_BLOCK, EXIT_BLOCK);
-  basic_block bb;
-  edge e;
-  edge_iterator ei;
-
-  FOR_ALL_BB_FN (bb, cfun)
-    {
-      sfdo_flow_set_count (g, bb->index, raw[bb->index]);
-      FOR_EACH_EDGE (e, ei, bb->succs)
-	sfdo_flow_add_edge (g, bb->index, e->dest->index,
-			    e->probability.initialized_p ()
-			    ? e->probability.to_reg_br_prob_base ()
-			      / (double) REG_BR_PROB_BASE
-			    : -1.0);
-    }
-  return g;
-}
-
-/* Whether the measurements RAW say nothing about which way BB branches:
-   none of its successors has a count of its own.  */
-
-static bool
-direction_unmeasured (basic_block bb, const int64_t *raw)
-{
-  edge e;
-  edge_iterator ei;
-
-  if (EDGE_COUNT (bb->succs) < 2)
-    return false;
-  FOR_EACH_EDGE (e, ei, bb->succs)
-    if (raw[e->dest->index] >= 0)
-      return false;
-  return true;
 }
 
 /* Forget measured counts that cannot tell a branch's arms apart: a
@@ -395,127 +171,407 @@ forget_merged_arms (int64_t *raw)
     }
 }
 
-/* Write the solved counts of G onto the current function's blocks and
-   edges, with AFDO quality.  Where the measurements RAW say nothing about
-   a branch's direction, its probabilities stay GCC's static ones (as AFDO
-   quality): the flow's choice there is arbitrary, all or nothing.  */
-
-static void
-write_counts (struct sfdo_flow *g, const int64_t *raw)
+bool
+sfdo_direction_unmeasured (const struct sfdo_fn_counts *c, basic_block bb)
 {
-  basic_block bb;
   edge e;
   edge_iterator ei;
-  size_t k = 0;
 
-  FOR_ALL_BB_FN (bb, cfun)
-    {
-      gcov_type c = (gcov_type) MIN (sfdo_flow_block_count (g, bb->index),
-				     (uint64_t) (profile_count::max_count / 2));
-      bb->count = profile_count::from_gcov_type (c).afdo ();
-      sfdo_note_max_count (c);
-      FOR_EACH_EDGE (e, ei, bb->succs)
-	{
-	  uint64_t ec = sfdo_flow_edge_count (g, k++);
-	  if (c > 0 && !direction_unmeasured (bb, raw))
-	    e->probability
-	      = profile_count::from_gcov_type (MIN ((gcov_type) ec, c)).afdo ()
-		  .probability_in (bb->count);
-	  else if (e->probability.initialized_p ())
-	    e->probability = e->probability.afdo ();
-	}
-    }
+  if (EDGE_COUNT (bb->succs) < 2)
+    return false;
+  FOR_EACH_EDGE (e, ei, bb->succs)
+    if (c->raw[e->dest->index] >= 0)
+      return false;
+  return true;
 }
 
-/* Where a branch's direction is unmeasured the flow sent everything one
-   way; split it by the (static) probabilities instead, down each arm's
-   chain of unmeasured single-entry blocks, so passes such as the tracer
-   do not see a hot path that was never observed.  */
+/* The static probability of E, in [0, 1], or -1 if GCC has none.  */
 
-static void
-split_unmeasured_arms (const int64_t *raw)
+static double
+prior (edge e)
+{
+  return e->probability.initialized_p ()
+	 ? e->probability.to_reg_br_prob_base () / (double) REG_BR_PROB_BASE
+	 : -1.0;
+}
+
+/* The mean size of the current function's blocks, in statements.  */
+
+static unsigned
+typical_block_size (void)
 {
   basic_block bb;
-  edge e;
-  edge_iterator ei;
+  unsigned n = 0, total = 0;
 
   FOR_EACH_BB_FN (bb, cfun)
     {
-      if (!direction_unmeasured (bb, raw))
-	continue;
-      FOR_EACH_EDGE (e, ei, bb->succs)
-	{
-	  basic_block arm = e->dest;
-	  profile_count c = bb->count.apply_probability (e->probability);
-	  while (arm != EXIT_BLOCK_PTR_FOR_FN (cfun) && single_pred_p (arm)
-		 && raw[arm->index] < 0)
-	    {
-	      arm->count = c;
-	      if (!single_succ_p (arm))
-		break;
-	      arm = single_succ (arm);
-	    }
-	}
+      total += sfdo_block_size (bb);
+      n++;
     }
+  return n ? MAX (total / n, 1u) : 1;
 }
 
-void
-sfdo_annotate_function (cgraph_node *node, const struct sfdo_profile *p,
-			const struct sfdo_prof_func *f,
-			enum sfdo_block_vote vote, bool dump_only, FILE *dump,
-			struct sfdo_annotate_result *result)
-{
-  int n = last_basic_block_for_fn (cfun);
-  int64_t *raw = XNEWVEC (int64_t, n);
-  struct sfdo_flow *g = NULL;
-  basic_block bb;
+/* Build the flow network of the current function with the measured
+   counts of C, edges in FOR_ALL_BB_FN / FOR_EACH_EDGE order.  */
 
-  sfdo_current_profile = p;
-  memset (result, 0, sizeof *result);
+static struct sfdo_flow *
+build_network (const struct sfdo_fn_counts *c)
+{
+  struct sfdo_flow *g = sfdo_flow_new (c->nblocks, ENTRY_BLOCK, EXIT_BLOCK);
+  basic_block bb;
+  edge e;
+  edge_iterator ei;
+
   FOR_ALL_BB_FN (bb, cfun)
     {
-      raw[bb->index] = !f ? -1
-		       : (bb == ENTRY_BLOCK_PTR_FOR_FN (cfun)
-			? (f->head ? (int64_t) MIN (f->head, (uint64_t) INT64_MAX)
-			   : -1)
-			: bb == EXIT_BLOCK_PTR_FOR_FN (cfun) ? -1
-			: block_count (f, bb, vote));
-      if (bb->index >= NUM_FIXED_BLOCKS)
+      sfdo_flow_set_count (g, bb->index, c->raw[bb->index]);
+      FOR_EACH_EDGE (e, ei, bb->succs)
+	sfdo_flow_add_edge (g, bb->index, e->dest->index, prior (e));
+    }
+  return g;
+}
+
+/* The index of each edge of the current function in C's order, by
+   (source index, position among its successors).  */
+
+static unsigned
+edge_index (basic_block bb, unsigned nth, const unsigned *first)
+{
+  return first[bb->index] + nth;
+}
+
+/* The index of edge E in C's order.  */
+
+static unsigned
+index_of_edge (const struct sfdo_fn_counts *c, edge e)
+{
+  edge f;
+  edge_iterator ei;
+
+  FOR_EACH_EDGE (f, ei, e->src->succs)
+    if (f == e)
+      break;
+  return edge_index (e->src, ei.index, c->first_edge);
+}
+
+/* The constant number of latch executions per entry of LOOP, into *N,
+   when GCC can tell it (one exit, constant bounds); false otherwise.  */
+
+static bool
+constant_latch_count (class loop *loop, uint64_t *n)
+{
+  auto_vec<edge> exits = get_loop_exit_edges (loop);
+  class tree_niter_desc desc;
+
+  if (exits.length () != 1
+      || !number_of_iterations_exit (loop, exits[0], &desc, false)
+      || TREE_CODE (desc.niter) != INTEGER_CST
+      || !integer_zerop (desc.may_be_zero)
+      || !tree_fits_uhwi_p (desc.niter))
+    return false;
+  *n = tree_to_uhwi (desc.niter);
+  return true;
+}
+
+/* Add X to the flow of a cycle of LOOP: from the header along the most
+   probable successors inside the loop to the latch, and back.  Adding
+   flow round a cycle keeps every block's in-flow equal to its out-flow.
+   Returns false, changing nothing, if no such walk reaches the latch.  */
+
+static bool
+add_cycle_flow (struct sfdo_fn_counts *c, class loop *loop, uint64_t x)
+{
+  auto_vec<edge, 16> path;
+  auto_bitmap seen;
+  basic_block bb = loop->header;
+
+  while (bb != loop->latch)
+    {
+      edge e, best = NULL;
+      edge_iterator ei;
+      bitmap_set_bit (seen, bb->index);
+      FOR_EACH_EDGE (e, ei, bb->succs)
+	if (flow_bb_inside_loop_p (loop, e->dest)
+	    && (e->dest == loop->latch || !bitmap_bit_p (seen, e->dest->index))
+	    && e->dest != loop->header
+	    && (!best || prior (e) > prior (best)))
+	  best = e;
+      if (!best)
+	return false;
+      path.safe_push (best);
+      bb = best->dest;
+    }
+  path.safe_push (find_edge (loop->latch, loop->header));
+  if (!path.last ())
+    return false;
+  for (edge e : path)
+    {
+      c->edge[index_of_edge (c, e)] += x;
+      c->block[e->src->index] += x;
+    }
+  return true;
+}
+
+/* qsort order of loops: outer before inner.  */
+
+static int
+shallower_first (const void *a, const void *b)
+{
+  return loop_depth (*(class loop *const *) a)
+	 - loop_depth (*(class loop *const *) b);
+}
+
+/* Samples an unmeasured loop may be assumed to have missed.  */
+#define SFDO_UNSEEN_SAMPLES 2.0
+
+/* Whether some block of LOOP has a measured count above zero.  */
+
+static bool
+loop_measured_p (const struct sfdo_fn_counts *c, class loop *loop)
+{
+  basic_block *body = get_loop_body (loop);
+  bool measured = false;
+
+  for (unsigned i = 0; i < loop->num_nodes && !measured; i++)
+    measured = c->raw[body[i]->index] > 0;
+  free (body);
+  return measured;
+}
+
+/* Loops whose trip count GCC knows (one exit, constant bounds, as in
+   for (i = 0; i < 4096; i++)) and that caught no sample run that often
+   per entry all the same: a loop too cheap to be sampled is not a loop
+   that never iterates, and the passes that later fold its first exit test
+   would find counts that do not add up.  Where the flow sent fewer
+   iterations round such a loop, the difference goes round its most
+   probable cycle, up to what the loop could have run and still caught no
+   sample (SFDO_UNSEEN_SAMPLES): a rarely entered function's entry count
+   is overstated by up to a sample's weight, and multiplying it by the
+   trip count would make a cold loop look hot.  A loop with samples keeps
+   what they say.  Outer loops first, so that an inner loop sees its
+   entries raised.  */
+
+static void
+fill_counted_loops (struct sfdo_fn_counts *c)
+{
+  bool own_scev;
+  auto_vec<class loop *, 8> loops;
+
+  if (!current_loops || number_of_loops (cfun) <= 1)
+    return;
+  calculate_dominance_info (CDI_DOMINATORS);
+  own_scev = !scev_initialized_p ();
+  if (own_scev)
+    scev_initialize ();
+  for (auto loop : loops_list (cfun, 0))
+    loops.safe_push (loop);
+  loops.qsort (shallower_first);
+  for (class loop *loop : loops)
+    {
+      uint64_t n, entered = 0, looped = 0;
+      edge e;
+      edge_iterator ei;
+      if (!loop->latch || loop_measured_p (c, loop)
+	  || !constant_latch_count (loop, &n) || !n)
+	continue;
+      FOR_EACH_EDGE (e, ei, loop->header->preds)
+	if (flow_bb_inside_loop_p (loop, e->src))
+	  looped += c->edge[index_of_edge (c, e)];
+	else
+	  entered += c->edge[index_of_edge (c, e)];
+      uint64_t want = sfdo_sat_mul (entered, n);
+      double unseen = SFDO_UNSEEN_SAMPLES / MAX (sfdo_expected_samples
+						   (1, sfdo_block_size
+							 (loop->header)),
+						 1e-12);
+      want = MIN (want, (uint64_t) MIN (unseen, 1e18));
+      if (entered && looped < want)
+	add_cycle_flow (c, loop, want - looped);
+    }
+  if (own_scev)
+    scev_finalize ();
+}
+
+/* The block where every arm of BB's branch rejoins, when each arm is a
+   chain of blocks entered only from the one before (or the join itself)
+   with no measurement of its own; NULL otherwise.  */
+
+static basic_block
+arms_rejoin (const struct sfdo_fn_counts *c, basic_block bb)
+{
+  basic_block join = NULL;
+  edge e;
+  edge_iterator ei;
+
+  FOR_EACH_EDGE (e, ei, bb->succs)
+    {
+      basic_block arm = e->dest;
+      unsigned steps = 0;
+      while (arm != EXIT_BLOCK_PTR_FOR_FN (cfun) && arm != bb
+	     && single_pred_p (arm) && single_succ_p (arm)
+	     && c->raw[arm->index] < 0 && steps++ < 64)
+	arm = single_succ (arm);
+      if (arm == bb || arm == EXIT_BLOCK_PTR_FOR_FN (cfun)
+	  || single_pred_p (arm))
+	return NULL;
+      if (join && arm != join)
+	return NULL;
+      join = arm;
+    }
+  return join != bb ? join : NULL;
+}
+
+/* Where the measurements say nothing about the direction of BB's branch
+   and its arms rejoin, split BB's flow among the arms by the static
+   probabilities: the join's count and everything outside the arms stay
+   as the flow left them, so counts remain consistent.  FIRST gives each
+   block's first edge index.  */
+
+static void
+split_unmeasured_branch (struct sfdo_fn_counts *c, basic_block bb,
+			 const unsigned *first)
+{
+  uint64_t total = c->block[bb->index], given = 0;
+  double psum = 0;
+  edge e;
+  edge_iterator ei;
+
+  if (!total || !sfdo_direction_unmeasured (c, bb) || !arms_rejoin (c, bb))
+    return;
+  FOR_EACH_EDGE (e, ei, bb->succs)
+    psum += MAX (prior (e), 0.0);
+  if (psum <= 0)
+    return;
+  FOR_EACH_EDGE (e, ei, bb->succs)
+    {
+      uint64_t share = ei.index + 1 == EDGE_COUNT (bb->succs)
+		       ? total - given
+		       : MIN (total - given,
+			      (uint64_t) ((double) total * MAX (prior (e), 0.0)
+					  / psum));
+      basic_block arm = e->dest;
+      unsigned k = edge_index (bb, ei.index, first);
+      given += share;
+      c->edge[k] = share;
+      /* Down the arm's chain, to the edge into the join.  */
+      while (single_pred_p (arm) && single_succ_p (arm)
+	     && c->raw[arm->index] < 0 && arm != bb)
 	{
-	  result->blocks++;
-	  result->known_blocks += raw[bb->index] >= 0;
+	  c->block[arm->index] = share;
+	  c->edge[edge_index (arm, 0, first)] = share;
+	  arm = single_succ (arm);
 	}
     }
-  result->fit = f ? profile_fit (f) : 1.0;
-  if (!dump_only && f)
-    {
-      forget_merged_arms (raw);
-      g = build_network (raw);
-      sfdo_flow_solve (g);
-      write_counts (g, raw);
-      split_unmeasured_arms (raw);
-      node->count = ENTRY_BLOCK_PTR_FOR_FN (cfun)->count;
-      profile_status_for_fn (cfun) = PROFILE_READ;
-    }
-  if (dump)
-    {
-      char lines[256];
-      fprintf (dump, "function %s\n", node->asm_name ());
-      FOR_ALL_BB_FN (bb, cfun)
-	fprintf (dump, "  bb %d lines %s raw %" PRId64 " smoothed %" PRId64
-		 " final %" PRId64 "\n", bb->index,
-		 block_lines (bb, lines, sizeof lines), raw[bb->index],
-		 g ? (int64_t) sfdo_flow_block_count (g, bb->index) : -1,
-		 gcc_count (bb));
-    }
-  sfdo_flow_free (g);
-  XDELETEVEC (raw);
 }
 
 void
-sfdo_finish_function (void)
+sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
+		      uint64_t head, struct sfdo_fn_counts *c)
 {
-  update_max_bb_count ();
-  compute_function_frequency ();
-  cgraph_edge::rebuild_edges ();
+  basic_block bb;
+  unsigned *first;
+  struct sfdo_flow *g;
+  unsigned k = 0;
+
+  memset (c, 0, sizeof *c);
+  /* fill_counted_loops asks GCC for trip counts, which needs loops with
+     preheaders; GCC's loop passes would add them anyway.  */
+  if (f && solve && current_loops && number_of_loops (cfun) > 1
+      && (!loops_state_satisfies_p (LOOPS_HAVE_PREHEADERS)
+	  || loops_state_satisfies_p (LOOPS_MAY_HAVE_MULTIPLE_LATCHES)))
+    loop_optimizer_init (LOOPS_NORMAL);
+  c->nblocks = last_basic_block_for_fn (cfun);
+  c->raw = XNEWVEC (int64_t, c->nblocks);
+  c->block = XCNEWVEC (uint64_t, c->nblocks);
+  first = c->first_edge = XCNEWVEC (unsigned, c->nblocks);
+  FOR_ALL_BB_FN (bb, cfun)
+    {
+      bool from_inlinee = false;
+      uint64_t entries = head ? head : f ? f->head : 0;
+      c->raw[bb->index] = !f ? -1
+	: bb == ENTRY_BLOCK_PTR_FOR_FN (cfun)
+	  ? (entries ? (int64_t) MIN (entries, (uint64_t) INT64_MAX) : -1)
+	: bb == EXIT_BLOCK_PTR_FOR_FN (cfun) ? -1
+	: block_count (f, bb, &from_inlinee);
+      c->calls_from_inlinees += from_inlinee;
+      first[bb->index] = c->nedges;
+      c->nedges += EDGE_COUNT (bb->succs);
+      if (bb->index >= NUM_FIXED_BLOCKS)
+	{
+	  c->blocks++;
+	  c->known_blocks += c->raw[bb->index] >= 0;
+	}
+    }
+  c->edge = XCNEWVEC (uint64_t, c->nedges + 1);
+  c->fit = f ? profile_fit (f) : 1.0;
+  if (!f || !solve)
+    return;
+  forget_merged_arms (c->raw);
+  g = build_network (c);
+  sfdo_flow_set_sample_weight (g, sfdo_sample_weight (typical_block_size ()));
+  sfdo_flow_solve (g);
+  FOR_ALL_BB_FN (bb, cfun)
+    c->block[bb->index] = sfdo_flow_block_count (g, bb->index);
+  for (k = 0; k < c->nedges; k++)
+    c->edge[k] = sfdo_flow_edge_count (g, k);
+  sfdo_flow_free (g);
+  c->solved = true;
+  fill_counted_loops (c);
+  FOR_EACH_BB_FN (bb, cfun)
+    split_unmeasured_branch (c, bb, first);
+}
+
+void
+sfdo_fn_counts_free (struct sfdo_fn_counts *c)
+{
+  XDELETEVEC (c->raw);
+  XDELETEVEC (c->block);
+  XDELETEVEC (c->edge);
+  XDELETEVEC (c->first_edge);
+  memset (c, 0, sizeof *c);
+}
+
+/* The line numbers of BB's statements, as "l1,l2,..." into BUF.  */
+
+static const char *
+block_lines (basic_block bb, char *buf, size_t size)
+{
+  size_t len = 0;
+  int last = -1;
+
+  buf[0] = '\0';
+  for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
+       gsi_next (&gsi))
+    {
+      location_t locus = gimple_location (gsi_stmt (gsi));
+      int line = LOCATION_LINE (locus);
+      if (LOCATION_LOCUS (locus) == UNKNOWN_LOCATION || line == last
+	  || len + 12 >= size)
+	continue;
+      len += snprintf (buf + len, size - len, "%s%d", len ? "," : "", line);
+      last = line;
+    }
+  if (!len)
+    snprintf (buf, size, "-");
+  return buf;
+}
+
+void
+sfdo_dump_blocks (FILE *dump, cgraph_node *node,
+		  const struct sfdo_fn_counts *c)
+{
+  basic_block bb;
+  char lines[256];
+
+  fprintf (dump, "function %s\n", node->asm_name ());
+  FOR_ALL_BB_FN (bb, cfun)
+    {
+      int64_t solved = bb->index < c->nblocks && c->solved
+		       ? (int64_t) c->block[bb->index] : -1;
+      int64_t raw = bb->index < c->nblocks ? c->raw[bb->index] : -1;
+      fprintf (dump, "  bb %d lines %s raw %" PRId64 " smoothed %" PRId64
+	       " final %" PRId64 "\n", bb->index,
+	       block_lines (bb, lines, sizeof lines), raw, solved,
+	       bb->count.initialized_p () ? bb->count.to_gcov_type () : -1);
+    }
 }

@@ -1,75 +1,62 @@
-/* plugin/annotate.h - the samplefdo plugin's internal interface between
-   samplefdo.cc (plugin set-up, matching, reporting) and annotate.cc
-   (counts onto one function's CFG).  */
+/* plugin/annotate.h - measured block counts of one function from its
+   profile, made consistent by minimum-cost flow (smooth/mcf.h).
+
+   The result lives beside the CFG, by block index and by edge in
+   FOR_ALL_BB_FN / FOR_EACH_EDGE order, until counts.cc writes it onto
+   the CFG; nothing may change the CFG in between.  */
 
 #ifndef SFDO_PLUGIN_ANNOTATE_H
 #define SFDO_PLUGIN_ANNOTATE_H
 
-struct sfdo_prof_func;
-struct sfdo_profile;
-
-/* How a block's statements vote for its count.  */
-enum sfdo_block_vote
+struct sfdo_fn_counts
 {
-  SFDO_VOTE_MAX,
-  SFDO_VOTE_MEAN
-};
-
-/* What annotating one function found.  */
-struct sfdo_annotate_result
-{
-  /* Blocks with at least one statement located in the profile.  */
+  /* Blocks by index (last_basic_block_for_fn), edges in FOR_ALL_BB_FN /
+     FOR_EACH_EDGE order.  */
+  int nblocks;
+  unsigned nedges;
+  /* The measured count of each block, or -1 where no statement of the
+     block is known to the profile.  */
+  int64_t *raw;
+  /* The consistent counts: every block's equals the sum of its in-edges'
+     and of its out-edges'.  */
+  uint64_t *block;
+  uint64_t *edge;
+  /* The index in EDGE of each block's first out-edge.  */
+  unsigned *first_edge;
+  /* Whether BLOCK and EDGE hold a solution (there was a profile).  */
+  bool solved;
+  /* Blocks with a measured count; blocks of the function.  */
   unsigned known_blocks, blocks;
   /* Share of the profile's body count at lines the body has, in [0, 1];
      low for a stale profile.  */
   double fit;
+  /* Call blocks counted from the inline instance the profiled binary had
+     there.  */
+  unsigned calls_from_inlinees;
 };
 
-/* Annotate the current function (cfun, of cgraph node NODE) from its
-   profile F in profile P: block counts from the statements' (line
-   offset, discriminator) along their inline stacks, smoothed by
-   minimum-cost flow, written with AFDO quality, with edge probabilities,
-   the node's count and PROFILE_READ.  With DUMP_ONLY, change nothing (F
-   may then be NULL).  DUMP (may be NULL) receives one line per block:
-   index, lines, raw, smoothed and final count.  */
-void sfdo_annotate_function (cgraph_node *node, const struct sfdo_profile *p,
-			     const struct sfdo_prof_func *f,
-			     enum sfdo_block_vote vote, bool dump_only,
-			     FILE *dump, struct sfdo_annotate_result *result);
+/* Measure the current function's blocks from its profile F and, with
+   SOLVE, solve the flow; C is filled and must be released with
+   sfdo_fn_counts_free.  With F NULL, every block is unknown.  HEAD, when
+   nonzero, replaces the profile's entry count (the calls into the
+   function this unit makes, when they say more).  */
+void sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
+			   uint64_t head, struct sfdo_fn_counts *c);
 
-/* The profile the profiled binary recorded for CALLEE inlined at the
-   call statement CALL of the current function, whose profile in P is F;
-   NULL if it has none (for example because it was not inlined there).  */
-const struct sfdo_prof_func *
-sfdo_inlined_callee_profile (const struct sfdo_profile *p,
-			     const struct sfdo_prof_func *f, gimple *call,
-			     tree callee);
+void sfdo_fn_counts_free (struct sfdo_fn_counts *c);
 
-/* The profile of STMT's innermost inline frame, following STMT's inline
-   stack from F (the current function's profile in P), and STMT's line
-   offset there in *OFFSET; NULL if the profile does not know it.  */
-const struct sfdo_prof_func *
-sfdo_innermost_profile (const struct sfdo_profile *p,
-			const struct sfdo_prof_func *f, gimple *stmt,
-			uint32_t *offset);
+/* Whether the measurements of C say nothing about which way BB
+   branches: none of its successors has a count of its own.  */
+bool sfdo_direction_unmeasured (const struct sfdo_fn_counts *c,
+				basic_block bb);
 
-/* Attach the value histograms of F (the current function's profile in P)
-   to the current function's statements, as GCC value profiles (needs
-   its counts written and init_node_map done).  Returns how many.  */
-unsigned sfdo_attach_value_profiles (const struct sfdo_profile *p,
-				     const struct sfdo_prof_func *f);
+/* Number of real statements in BB (at least 1): a stand-in for its
+   machine instructions when asking how many samples it would catch.  */
+unsigned sfdo_block_size (basic_block bb);
 
-/* Once every function is annotated and profile_info installed: let the
-   current function's frequency class, max count and call edges follow
-   its new counts (they compare with profile_info's hot threshold, which
-   needs the whole unit's counts).  */
-void sfdo_finish_function (void);
-
-/* Record COUNT as seen in this unit, for profile_info's sum_max.  */
-void sfdo_note_max_count (gcov_type count);
-
-/* Point profile_info at a summary of this unit's counts, so GCC's
-   hotness tests have a threshold to compare with.  */
-void sfdo_install_profile_info (void);
+/* Write to DUMP one line per block of the current function (index,
+   lines, raw, solved and final count) under the heading of NODE.  */
+void sfdo_dump_blocks (FILE *dump, cgraph_node *node,
+		       const struct sfdo_fn_counts *c);
 
 #endif

@@ -1,24 +1,23 @@
-/* plugin/values.cc - the profile's value histograms as GCC value profiles.
+/* plugin/values.cc - division and string-operation histograms (values.h).
 
-   The converter records, at a source position, which functions an
-   indirect call reached, which divisors a division saw and which sizes a
-   memcpy/memset/memmove got.  Here they become the histograms that
-   -fprofile-use would have read from a .gcda, attached to the matching
-   statements:
+   The converter records, at a source position, which divisors a division
+   saw and which sizes a memcpy/memset/memmove got.  Here they become the
+   histograms -fprofile-use would have read from a .gcda:
 
-     indirect call       HIST_TYPE_INDIR_CALL, values are the targets'
-			 profile ids (init_node_map); ipa-profile then makes
-			 the hot targets speculative direct calls, which the
-			 inliner can inline;
-     division, modulo    HIST_TYPE_TOPN_VALUES on the divisor, for
-			 gimple_divmod_fixed_value_transform;
-     string operation    HIST_TYPE_TOPN_VALUES on the size, for
-			 gimple_stringops_transform.
+     division, modulo     HIST_TYPE_TOPN_VALUES on the divisor, for
+			  gimple_divmod_fixed_value_transform; an unsigned
+			  modulo also HIST_TYPE_POW2 (how often the divisor
+			  was a power of two), for gimple_mod_pow2_value_
+			  transform;
+     string operation     HIST_TYPE_TOPN_VALUES on the size, for
+			  gimple_stringops_transform, and HIST_TYPE_AVERAGE
+			  (sum and number of sizes), which the expander
+			  reads to choose how to copy.
 
-   GCC's counter layout for both: total, number of pairs, then (value,
-   count) pairs.  GCC rejects a histogram whose total differs from its
-   block's count ("corrupted value profile"), so the total is the block's
-   annotated count and the pairs are scaled to it.  */
+   GCC's layout for TOPN: total, number of pairs, then (value, count)
+   pairs sorted by count.  GCC rejects a histogram whose total differs
+   from its block's count ("corrupted value profile"), so every histogram
+   is scaled to the block's final count.  */
 
 #include "gcc-plugin.h"
 #include "config.h"
@@ -28,90 +27,126 @@
 #include "tree.h"
 #include "gimple.h"
 #include "gimple-iterator.h"
-#include "stringpool.h"
+#include "ssa.h"
 #include "cgraph.h"
 #include "value-prof.h"
 #include "profile.h"
 #include "gcov-io.h"
+#include "tree-pass.h"
+#include "tree-into-ssa.h"
 
 #include "../profiles/profile.h"
-#include "annotate.h"
+#include "samplefdo.h"
+#include "position.h"
+#include "values.h"
 
-/* The histogram of KIND at STMT's position in F (the current function's
-   profile), or NULL.  */
-
-static const struct sfdo_prof_values *
-histogram_at (const struct sfdo_profile *p, const struct sfdo_prof_func *f,
-	      gimple *stmt, uint32_t kind)
-{
-  uint32_t off;
-  const struct sfdo_prof_func *g = sfdo_innermost_profile (p, f, stmt, &off);
-
-  for (size_t i = 0; g && i < g->nvalues; i++)
-    if (g->values[i].offset == off && g->values[i].kind == kind)
-      return &g->values[i];
-  return NULL;
-}
-
-/* The profile id of the function named NAME in this unit, or 0.  */
+/* STMT's block count as a plain number, 0 if it has none.  */
 
 static gcov_type
-profile_id_of (const char *name)
+block_total (gimple *stmt)
 {
-  symtab_node *sym = symtab_node::get_for_asmname (get_identifier (name));
-  cgraph_node *node = sym ? dyn_cast <cgraph_node *> (sym) : NULL;
-
-  return node && node->profile_id ? node->profile_id : 0;
+  profile_count c = gimple_bb (stmt)->count.ipa ();
+  return c.initialized_p () ? c.to_gcov_type () : 0;
 }
 
-/* Attach a histogram of TYPE for VALUE at STMT from the (value, count)
-   entries of H, scaled to total STMT's block count; with NAMES the values
-   are function names, which become profile ids (names not defined in
-   this unit are left out).  Return whether one was attached.  */
+/* A new histogram of TYPE for VALUE at STMT with N counters, zeroed.  */
 
-static bool
-attach (const struct sfdo_profile *p, gimple *stmt, enum hist_type type,
-	tree value, const struct sfdo_prof_values *h, bool names)
+static histogram_value
+new_histogram (gimple *stmt, enum hist_type type, tree value, unsigned n)
 {
-  gcov_type all = gimple_bb (stmt)->count.ipa ().initialized_p ()
-		  ? gimple_bb (stmt)->count.ipa ().to_gcov_type () : 0;
+  histogram_value h = gimple_alloc_histogram_value (cfun, type, stmt, value);
+  h->n_counters = n;
+  h->hvalue.counters = XCNEWVEC (gcov_type, n);
+  return h;
+}
+
+bool
+sfdo_attach_topn (gimple *stmt, enum hist_type type, tree value,
+		  const struct sfdo_hist_entry *entries, unsigned n)
+{
+  gcov_type all = block_total (stmt);
   uint64_t sum = 0;
+  histogram_value h;
+
+  n = MIN (n, (unsigned) GCOV_TOPN_MAXIMUM_TRACKED_VALUES);
+  for (unsigned i = 0; i < n; i++)
+    sum = sfdo_sat_add (sum, entries[i].count);
+  if (all <= 0 || !n || !sum)
+    return false;
+  h = new_histogram (stmt, type, value, 2 + 2 * n);
+  h->hvalue.counters[0] = all;
+  h->hvalue.counters[1] = n;
+  for (unsigned i = 0; i < n; i++)
+    {
+      h->hvalue.counters[2 + 2 * i] = entries[i].value;
+      h->hvalue.counters[3 + 2 * i]
+	= (gcov_type) ((double) all * (double) entries[i].count
+		       / (double) sum);
+    }
+  gimple_add_histogram_value (cfun, stmt, h);
+  return true;
+}
+
+/* The entries of H as (value, count) pairs, at most the tracked number,
+   into OUT; returns how many.  */
+
+static unsigned
+entries_of (const struct sfdo_prof_values *h, struct sfdo_hist_entry *out)
+{
   unsigned n = 0;
 
-  if (all <= 0 || !h->nentries)
-    return false;
-  for (size_t i = 0; i < h->nentries; i++)
-    sum = sfdo_sat_add (sum, h->entries[i].count);
-  if (!sum)
-    return false;
-  histogram_value hist = gimple_alloc_histogram_value (cfun, type, stmt,
-						       value);
-  hist->n_counters = 2 + 2 * GCOV_TOPN_MAXIMUM_TRACKED_VALUES;
-  hist->hvalue.counters = XNEWVEC (gcov_type, hist->n_counters);
   for (size_t i = 0; i < h->nentries && n < GCOV_TOPN_MAXIMUM_TRACKED_VALUES;
        i++)
+    out[n++] = { (gcov_type) h->entries[i].value, h->entries[i].count };
+  return n;
+}
+
+/* Attach to the unsigned modulo STMT by DIVISOR how often the divisors of
+   H were powers of two, scaled to the block's count.  */
+
+static bool
+attach_pow2 (gimple *stmt, tree divisor, const struct sfdo_prof_values *h)
+{
+  gcov_type all = block_total (stmt);
+  double pow2 = 0, other = 0;
+  histogram_value hist;
+
+  for (size_t i = 0; i < h->nentries; i++)
+    if (h->entries[i].value && !(h->entries[i].value
+				 & (h->entries[i].value - 1)))
+      pow2 += (double) h->entries[i].count;
+    else
+      other += (double) h->entries[i].count;
+  if (all <= 0 || pow2 + other <= 0)
+    return false;
+  hist = new_histogram (stmt, HIST_TYPE_POW2, divisor, 2);
+  hist->hvalue.counters[1] = (gcov_type) ((double) all * pow2
+					  / (pow2 + other));
+  hist->hvalue.counters[0] = all - hist->hvalue.counters[1];
+  gimple_add_histogram_value (cfun, stmt, hist);
+  return true;
+}
+
+/* Attach to the string operation STMT of SIZE the average size of H, as
+   HIST_TYPE_AVERAGE's sum and number of calls.  */
+
+static bool
+attach_average (gimple *stmt, tree size, const struct sfdo_prof_values *h)
+{
+  gcov_type all = block_total (stmt);
+  double sum = 0, n = 0;
+  histogram_value hist;
+
+  for (size_t i = 0; i < h->nentries; i++)
     {
-      gcov_type v = names
-		    ? profile_id_of (sfdo_profile_str (p, (uint32_t)
-							  h->entries[i].value))
-		    : (gcov_type) h->entries[i].value;
-      if (names && !v)
-	continue;
-      hist->hvalue.counters[2 + 2 * n] = v;
-      hist->hvalue.counters[3 + 2 * n]
-	= (gcov_type) ((double) all * (double) h->entries[i].count
-		       / (double) sum);
-      n++;
+      sum += (double) h->entries[i].value * (double) h->entries[i].count;
+      n += (double) h->entries[i].count;
     }
-  hist->hvalue.counters[0] = all;
-  hist->hvalue.counters[1] = n;
-  hist->n_counters = 2 + 2 * n;
-  if (!n)
-    {
-      XDELETEVEC (hist->hvalue.counters);
-      free (hist);
-      return false;
-    }
+  if (all <= 0 || n <= 0)
+    return false;
+  hist = new_histogram (stmt, HIST_TYPE_AVERAGE, size, 2);
+  hist->hvalue.counters[0] = (gcov_type) (sum / n * (double) all);
+  hist->hvalue.counters[1] = all;
   gimple_add_histogram_value (cfun, stmt, hist);
   return true;
 }
@@ -161,12 +196,14 @@ division (gimple *stmt, tree *divisor)
 }
 
 unsigned
-sfdo_attach_value_profiles (const struct sfdo_profile *p,
-			    const struct sfdo_prof_func *f)
+sfdo_attach_value_histograms (const struct sfdo_prof_func *f)
 {
   basic_block bb;
   unsigned attached = 0;
+  struct sfdo_hist_entry entries[GCOV_TOPN_MAXIMUM_TRACKED_VALUES];
 
+  if (!sfdo_family_on (SFDO_FAMILY_VALUES))
+    return 0;
   FOR_EACH_BB_FN (bb, cfun)
     for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
 	 gsi_next (&gsi))
@@ -175,19 +212,37 @@ sfdo_attach_value_profiles (const struct sfdo_profile *p,
 	const struct sfdo_prof_values *h;
 	tree operand;
 
-	if (is_gimple_call (stmt) && !gimple_call_fndecl (stmt)
-	    && !gimple_call_internal_p (stmt)
-	    && (h = histogram_at (p, f, stmt, SFDO_VALUE_ICALL)))
-	  attached += attach (p, stmt, HIST_TYPE_INDIR_CALL,
-			      gimple_call_fn (stmt), h, true);
-	else if (division (stmt, &operand)
-		 && (h = histogram_at (p, f, stmt, SFDO_VALUE_DIVMOD)))
-	  attached += attach (p, stmt, HIST_TYPE_TOPN_VALUES, operand, h,
-			      false);
+	if (division (stmt, &operand)
+	    && (h = sfdo_histogram_at (f, stmt, bb->discriminator,
+				       SFDO_VALUE_DIVMOD)))
+	  {
+	    attached += sfdo_attach_topn (stmt, HIST_TYPE_TOPN_VALUES, operand,
+					  entries, entries_of (h, entries));
+	    if (gimple_assign_rhs_code (stmt) == TRUNC_MOD_EXPR
+		&& TYPE_UNSIGNED (TREE_TYPE (operand)))
+	      attached += attach_pow2 (stmt, operand, h);
+	  }
 	else if (string_operation (stmt, &operand)
-		 && (h = histogram_at (p, f, stmt, SFDO_VALUE_MEMSIZE)))
-	  attached += attach (p, stmt, HIST_TYPE_TOPN_VALUES, operand, h,
-			      false);
+		 && (h = sfdo_histogram_at (f, stmt, bb->discriminator,
+					    SFDO_VALUE_MEMSIZE)))
+	  {
+	    attached += sfdo_attach_topn (stmt, HIST_TYPE_TOPN_VALUES, operand,
+					  entries, entries_of (h, entries));
+	    attached += attach_average (stmt, operand, h);
+	  }
       }
   return attached;
+}
+
+void
+sfdo_apply_value_transforms (void)
+{
+  if (!flag_value_profile_transformations
+      || !gimple_value_profile_transformations ())
+    return;
+  /* The transformations split blocks, as in tree_profiling.  */
+  free_dominance_info (CDI_DOMINATORS);
+  free_dominance_info (CDI_POST_DOMINATORS);
+  update_ssa (TODO_update_ssa);
+  cgraph_edge::rebuild_edges ();
 }

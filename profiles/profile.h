@@ -178,6 +178,15 @@ struct sfdo_export_report {
   uint64_t checksums;
   uint64_t files;             /* files of static functions */
   uint64_t positions;         /* offsets or discriminators too large */
+  /* LLVM: static functions merged into another function of their name
+     (LLVM's text keys functions by name alone); not a loss of counts.  */
+  uint64_t merged_functions;
+  /* LLVM: no record has a discriminator, as when the profiled binary was
+     built without -fdebug-info-for-profiling.  */
+  int no_discriminators;
+  /* LLVM: some discriminator is not in clang's encoding (the binary was
+     built by GCC): all are written as they are.  */
+  int foreign_discriminators;
 };
 
 enum sfdo_export_format {

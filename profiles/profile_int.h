@@ -104,11 +104,49 @@ enum sfdo_errc sfdo_profile_write_afdo (struct sfdo_profile *p, FILE *f,
                                         unsigned version, const char *name,
                                         struct sfdo_export_report *lost,
                                         struct sfdo_error *err);
-/* LLVM's text: the text encoding without sfdo's extensions.  */
+/* LLVM's text sample profile (profile_llvm.c).  Base discriminators are
+   12 bits in DILocation's encoding; LLVM's reader takes 16-bit offsets.  */
+#define SFDO_LLVM_MAX_BASE 0xfffu
+#define SFDO_LLVM_MAX_OFFSET 0xffffu
+/* The base discriminator and the duplication factor (1 if none) of the
+   DWARF discriminator D as clang encodes it.  */
+uint32_t sfdo_llvm_base_discriminator (uint32_t d);
+uint32_t sfdo_llvm_duplication_factor (uint32_t d);
+/* The DWARF discriminator clang writes for base discriminator BASE alone;
+   -1 if BASE is over SFDO_LLVM_MAX_BASE.  */
+int sfdo_llvm_encode_base (uint32_t base, uint32_t *d);
+/* Comment lines for the output, one string each (without "# ").  */
+struct sfdo_llvm_notes {
+  char **lines;
+  size_t n, cap;
+};
+/* A new profile of finalized P's counts keyed as LLVM's loader looks them
+   up (functions by name alone; with CLANG, by base discriminator,
+   duplication factors multiplied in; else discriminators as they are);
+   finalizing it sums what meets at one key.  NOTES says which functions
+   meet, LOST counts what was merged or left out.  */
+struct sfdo_profile *sfdo_llvm_fold (struct sfdo_profile *p, int clang,
+                                     struct sfdo_llvm_notes *notes,
+                                     struct sfdo_export_report *lost);
+void sfdo_llvm_notes_free (struct sfdo_llvm_notes *notes);
+/* The LLVM export: fold P and write it in LLVM's subset of the text.  */
+enum sfdo_errc sfdo_llvm_write (struct sfdo_profile *p, FILE *f,
+                                const char *name,
+                                struct sfdo_export_report *lost,
+                                struct sfdo_error *err);
+/* Write folded P as LLVM's text: the text encoding without sfdo's
+   extensions (counted in LOST), NOTES as comments after the header.  With
+   BASE, the first line says the discriminators are LLVM's base
+   discriminators; else it is sfdo's version line, as the discriminators
+   are the binary's.  */
 enum sfdo_errc sfdo_text_write_llvm (struct sfdo_profile *p, FILE *f,
-                                     const char *name,
+                                     const char *name, int base,
+                                     const struct sfdo_llvm_notes *notes,
                                      struct sfdo_export_report *lost,
                                      struct sfdo_error *err);
+/* Add SRC's header sets and sample numbers to DST's.  */
+void sfdo_profile_merge_header (struct sfdo_profile *dst,
+                                const struct sfdo_profile *src);
 
 /* Encodings.  Each parses LEN bytes at DATA into empty profile P.  */
 int sfdo_profile_is_binary (const void *data, size_t len);

@@ -222,7 +222,7 @@ run_job (struct sfdo_profile *p, FILE *f, const struct write_job *job,
          const char *name, struct sfdo_error *err)
 {
   if (job->export_format == SFDO_EXPORT_LLVM)
-    return sfdo_text_write_llvm (p, f, name, job->lost, err);
+    return sfdo_llvm_write (p, f, name, job->lost, err);
   if (job->export_format)
     return sfdo_profile_write_afdo (p, f, (unsigned) job->export_format, name,
                                     job->lost, err);
@@ -293,4 +293,19 @@ sfdo_export_report_print (FILE *f, const char *program,
     if (items[i].n)
       fprintf (f, "%s: %s cannot hold %llu %s; left out\n", program, name,
                (unsigned long long) items[i].n, items[i].what);
+  if (lost->merged_functions)
+    fprintf (f, "%s: note: %s keys functions by name alone: %llu static "
+             "functions were summed into a same-named function of another "
+             "file (see the '# merged:' lines of the output; building with "
+             "-funique-internal-linkage-names keeps them apart)\n", program,
+             name, (unsigned long long) lost->merged_functions);
+  if (lost->foreign_discriminators)
+    fprintf (f, "%s: note: some discriminators are not in clang's encoding "
+             "(a binary built by GCC?): all are written as they are, not as "
+             "LLVM's base discriminators\n", program);
+  if (lost->no_discriminators)
+    fprintf (f, "%s: note: no record has a discriminator, as when the "
+             "profiled binary was built without -fdebug-info-for-profiling: "
+             "compile with -mllvm -no-discriminators too, or clang's own "
+             "discriminators will not match the records\n", program);
 }

@@ -400,8 +400,9 @@ sfdo_prof_func_add (struct sfdo_profile *p, struct sfdo_prof_func *dst,
   sfdo_prof_func_finalize (p, dst);
 }
 
-static void
-merge_header (struct sfdo_profile *dst, const struct sfdo_profile *src)
+void
+sfdo_profile_merge_header (struct sfdo_profile *dst,
+                           const struct sfdo_profile *src)
 {
   const struct sfdo_prof_header *h = &src->hdr;
   for (size_t i = 0; i < h->nbuild_ids; i++)
@@ -431,7 +432,7 @@ sfdo_profile_merge (struct sfdo_profile *dst, struct sfdo_profile *src,
   for (size_t i = 0; i < src->nfuncs; i++)
     sfdo_profile_append_func (dst, copy_func (dst, src, src->funcs[i],
                                               weight));
-  merge_header (dst, src);
+  sfdo_profile_merge_header (dst, src);
   return sfdo_profile_finalize (dst, err);
 }
 

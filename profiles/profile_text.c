@@ -22,6 +22,8 @@ struct text_reader {
   size_t len;
   uint32_t lineno;
   int seen_function;
+  int sfdo_header;              /* "# sfdo-profile: N" came first */
+  int llvm;                     /* no such line: LLVM's base discriminators */
   struct sfdo_prof_func *stack[SFDO_PROFILE_MAX_DEPTH + 1];
   size_t depth;                 /* number of open functions */
 };
@@ -190,7 +192,9 @@ parse_name_count (struct text_reader *r, struct span t, uint32_t *name,
   return rc;
 }
 
-/* Parse "OFFSET[.DISCRIMINATOR]".  */
+/* Parse "OFFSET[.DISCRIMINATOR]".  In LLVM's text the discriminator is a
+   base discriminator: it becomes the DWARF discriminator clang writes for
+   it, so that every discriminator of the model is the binary's.  */
 static enum sfdo_errc
 parse_site (struct text_reader *r, struct span *sp, uint32_t *off,
             uint32_t *disc)
@@ -199,8 +203,13 @@ parse_site (struct text_reader *r, struct span *sp, uint32_t *off,
   *disc = 0;
   if (rc == SFDO_OK && sp->s < sp->end && *sp->s == '.')
     {
-      sp->s++;
+      const char *at = ++sp->s;
       rc = parse_u32 (r, sp, disc);
+      if (rc == SFDO_OK && r->llvm && sfdo_llvm_encode_base (*disc, disc))
+        return fail_at (r, at, SFDO_E_RANGE,
+                        "discriminator over 4095, LLVM's largest base "
+                        "discriminator (a text profile without the first "
+                        "line '# sfdo-profile: 1' is read as LLVM's)");
     }
   return rc;
 }
@@ -231,6 +240,7 @@ parse_header_line (struct text_reader *r)
                         "unsupported sfdo-profile version (this reader "
                         "knows version 1)");
       p->hdr.version = (uint32_t) v;
+      r->sfdo_header = 1;
       return expect_end (r, &sp);
     }
   struct span value = next_token (&sp);
@@ -328,6 +338,7 @@ parse_function_line (struct text_reader *r)
   f->head = head;
   r->stack[0] = f;
   r->depth = 1;
+  r->llvm = !r->sfdo_header;
   r->seen_function = 1;
   return SFDO_OK;
 }
@@ -549,6 +560,8 @@ struct out {
   int failed;
   /* LLVM's subset: extensions left out and counted here.  */
   struct sfdo_export_report *llvm_lost;
+  const struct sfdo_llvm_notes *llvm_notes;
+  int llvm_base;                /* discriminators are LLVM's base ones */
 };
 
 static void
@@ -609,13 +622,22 @@ out_site (struct out *o, uint32_t off, uint32_t disc)
     }
 }
 
+/* The first line tells sfdo's readers which discriminators follow: the
+   version line, sfdo's (the binary's own); any other, LLVM's base
+   discriminators.  */
 static void
 write_header (struct out *o, const struct sfdo_profile *p)
 {
   const struct sfdo_prof_header *h = &p->hdr;
-  out_str (o, "# sfdo-profile: ");
-  out_u64 (o, h->version);
-  out_str (o, "\n");
+  if (o->llvm_base)
+    out_str (o, "# LLVM text sample profile, written by sfdo; discriminators "
+                "are LLVM's base discriminators\n");
+  else
+    {
+      out_str (o, "# sfdo-profile: ");
+      out_u64 (o, h->version);
+      out_str (o, "\n");
+    }
   for (size_t i = 0; i < h->nbuild_ids; i++)
     {
       out_str (o, "# build-id: ");
@@ -649,6 +671,12 @@ write_header (struct out *o, const struct sfdo_profile *p)
   out_str (o, " dropped=");
   out_u64 (o, h->samples_dropped);
   out_str (o, "\n");
+  for (size_t i = 0; o->llvm_notes && i < o->llvm_notes->n; i++)
+    {
+      out_str (o, "# ");
+      out_str (o, o->llvm_notes->lines[i]);
+      out_str (o, "\n");
+    }
 }
 
 static void
@@ -753,7 +781,8 @@ write_body (struct out *o, const struct sfdo_profile *p,
 }
 
 static enum sfdo_errc
-text_write (struct sfdo_profile *p, FILE *f, const char *name,
+text_write (struct sfdo_profile *p, FILE *f, const char *name, int llvm_base,
+            const struct sfdo_llvm_notes *llvm_notes,
             struct sfdo_export_report *llvm_lost, struct sfdo_error *err)
 {
   struct out *o = (struct out *) sfdo_xmalloc (sizeof *o);
@@ -761,6 +790,8 @@ text_write (struct sfdo_profile *p, FILE *f, const char *name,
   o->len = 0;
   o->failed = 0;
   o->llvm_lost = llvm_lost;
+  o->llvm_notes = llvm_notes;
+  o->llvm_base = llvm_base;
   write_header (o, p);
   for (size_t i = 0; i < p->nfuncs; i++)
     {
@@ -785,16 +816,13 @@ enum sfdo_errc
 sfdo_text_write (struct sfdo_profile *p, FILE *f, const char *name,
                  struct sfdo_error *err)
 {
-  return text_write (p, f, name, NULL, err);
+  return text_write (p, f, name, 0, NULL, NULL, err);
 }
 
 enum sfdo_errc
 sfdo_text_write_llvm (struct sfdo_profile *p, FILE *f, const char *name,
+                      int base, const struct sfdo_llvm_notes *notes,
                       struct sfdo_export_report *lost, struct sfdo_error *err)
 {
-  enum sfdo_errc rc = sfdo_profile_finalize (p, err);
-  if (rc == SFDO_OK)
-    rc = sfdo_profile_check_strings (p, name, err);
-  memset (lost, 0, sizeof *lost);
-  return rc == SFDO_OK ? text_write (p, f, name, lost, err) : rc;
+  return text_write (p, f, name, base, notes, lost, err);
 }

@@ -63,7 +63,10 @@ samples=$(sed -n 's/^sfdo-convert: [0-9]* samples: \([0-9]*\) used.*/\1/p' "$nam
     -fplugin-arg-samplefdo-profile="$name.prof" -fplugin-arg-samplefdo-dump-only \
     -fplugin-arg-samplefdo-dump="$name.ref.dump" "$src" -o "$name.inst" ||
     die "the -fprofile-use dump failed"
+# No inline replay: it would inline calls before the dump, which the
+# reference's CFG does not have.
 "$cc" -std=gnu11 -O2 -g "${plugin[@]}" -fplugin-arg-samplefdo-profile="$name.prof" \
+    -fplugin-arg-samplefdo-no-inline \
     -fplugin-arg-samplefdo-dump="$name.sfdo.dump" "$src" -o "$name.sfdo" ||
     die "the build with the plugin failed"
 "$cc" -std=gnu11 -O2 -g "${plugin[@]}" -fplugin-arg-samplefdo-profile="$name.prof" \

@@ -15,9 +15,10 @@
  * - Measured counts are sample counts times a period, so their noise grows
  *   like sqrt(c): moving a count by d is d / sqrt(c) standard deviations.
  *   raise(c) is therefore proportional to 1 / sqrt(c + q), a z-score per
- *   unit, where q is QUANTUM_SAMPLES times the smallest positive measured
- *   count of the function, which stands for one sample's worth (the
- *   plugin does not pass the period).  The floor of a few samples is
+ *   unit, where q is QUANTUM_SAMPLES times one sample's worth: the count
+ *   one sample gives a block (sfdo_flow_set_sample_weight), or where the
+ *   caller does not say, the smallest positive measured count of the
+ *   function.  The floor of a few samples is
  *   there because a block that caught no sample is weak evidence: short
  *   blocks on the way into a hot loop often catch none, and treating
  *   their zero as exact would make the flow drop the loop's entry rather
@@ -140,6 +141,7 @@ struct sfdo_flow
   struct flow_edge *edges;
   size_t nedges, edges_cap;
   uint64_t *block_counts, *edge_counts;  /* the solution, or NULL */
+  uint64_t sample_weight;       /* one sample's count, 0 if not given */
 };
 
 /* --- Building ------------------------------------------------------------ */
@@ -193,6 +195,13 @@ sfdo_flow_set_bias (struct sfdo_flow *g, size_t block,
 {
   assert (block < g->nblocks);
   g->bias[block] = (uint8_t) bias;
+  forget_solution (g);
+}
+
+void
+sfdo_flow_set_sample_weight (struct sfdo_flow *g, uint64_t weight)
+{
+  g->sample_weight = weight;
   forget_solution (g);
 }
 
@@ -296,7 +305,8 @@ model_init (struct cost_model *m, const struct sfdo_flow *g)
       if (c > 0 && (uint64_t) c < smallest)
         smallest = (uint64_t) c;
     }
-  m->quantum = smallest == UINT64_MAX ? 1 : smallest * QUANTUM_SAMPLES;
+  m->quantum = g->sample_weight ? g->sample_weight * QUANTUM_SAMPLES
+               : smallest == UINT64_MAX ? 1 : smallest * QUANTUM_SAMPLES;
   m->scale = RAISE_COST_AT_LARGEST * sqrt_fixed8 (largest + m->quantum);
 }
 

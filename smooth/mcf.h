@@ -57,6 +57,13 @@ void sfdo_flow_set_bias (struct sfdo_flow *g, size_t block,
 size_t sfdo_flow_add_edge (struct sfdo_flow *g, size_t from, size_t to,
                            double prior);
 
+/* The count one sample stands for in G's blocks (the sampling period over
+   a block's instructions), the noise floor of the cost model (mcf.c).
+   Without it (0, the default) the smallest positive measured count is
+   taken as one sample's worth, which an exact count (a head counted
+   rather than sampled) would make far too small.  */
+void sfdo_flow_set_sample_weight (struct sfdo_flow *g, uint64_t weight);
+
 /* Solve.  Afterwards every block's count is the sum of its in-edges' and
    of its out-edges' counts (ENTRY's in-flow and EXIT's out-flow being the
    circulation arc; a block without successors sends its count to EXIT),

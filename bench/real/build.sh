@@ -6,7 +6,8 @@
 # Every variant compiles the same sources with the same flags plus its own,
 # each .c to its own object (so -fprofile-generate's .gcda names match under
 # -fprofile-use), through bench/real/cc-wrap.sh, which gives each object
-# its own plugin dump file (@OBJ@.dump).
+# its own plugin dump file (@OBJ@.dump).  SFDO_BENCH_CC names another
+# compiler for compiling and linking (bench/llvm-bench.sh: clang-14).
 
 readonly O2X_FLAGS="-funroll-loops -fpeel-loops -ftracer -fipa-cp-clone -fpredictive-commoning -fsplit-loops -funswitch-loops -fgcse-after-reload -fvect-cost-model=dynamic"
 
@@ -48,7 +49,7 @@ compile_objs() {
     local gen=
     [[ $cflags == *-fprofile-generate* ]] && gen=-fprofile-generate
     # shellcheck disable=SC2086
-    gcc -O2 $gen -o "$dir/$out" "$dir"/obj/*.o $ldflags
+    "${SFDO_BENCH_CC:-gcc}" -O2 $gen -o "$dir/$out" "$dir"/obj/*.o $ldflags
 }
 
 prepare_lua() {

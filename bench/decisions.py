@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""decisions.py - the decisions GCC made from a profile, per build, and
+how many of instrumented PGO's a sample-profile build makes too.
+
+Usage: decisions.py [--json OUT] REF_DIR DIR...
+
+Each DIR is one build of a program: its objects (DIR/obj/*.o) and, beside
+each, the optimisation report GCC wrote with -fopt-info-optimized=OBJ.opt.
+REF_DIR is the -fprofile-use build.  Decisions, by family:
+
+  hotcold  a function in .text.unlikely, a function in .text.hot, a function
+           split into a hot and a cold part (FN.cold): from the objects'
+           symbol tables (objdump -t);
+  inline   a call inlined: (caller, callee, source position) from
+           "Inlining/Inlined CALLEE into CALLER" (early and IPA inliner, and
+           sfdo's replay of the profiled binary's inlining);
+  loops    a loop peeled, unrolled or completely unrolled, by position;
+  icall    an indirect or virtual call promoted to a direct one;
+  values   a division or string operation specialised for a value.
+
+For each family and DIR it prints: how many decisions REF_DIR made, the
+share of them DIR made too ("agree"), and the share of DIR's own that
+REF_DIR did not make ("extra").  The positions keep file, line and column,
+so the same decision at another call or loop counts as another.
+"""
+
+import argparse
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+FAMILIES = ("hotcold", "inline", "loops", "icall", "values")
+
+INLINE = re.compile(r"Inlin(?:ed|ing) ([^ /]+)/\d+ into ([^ /]+)/\d+")
+LOOP = re.compile(r"(loop with \d+ iterations completely unrolled|"
+                  r"loop unrolled|loop peeled|Peeled loop|"
+                  r"loop turned into non-loop|completely unrolled)")
+ICALL = re.compile(r"(Indirect call -> (?:direct|speculative) call.*?=> ?"
+                   r"([^ (]+)|speculative devirtualiz)")
+VALUE = re.compile(r"Transformation done: (.*)")
+
+
+def strip_clone(name):
+    """A function's name without GCC's clone suffixes."""
+    return re.sub(r"(\.(constprop|isra|part|cold|lto_priv)\.\d+|\.cold)+$",
+                  "", name)
+
+
+def symbol_decisions(obj):
+    """The hotcold decisions of one object file."""
+    out = set()
+    try:
+        text = subprocess.run(["objdump", "-t", obj], capture_output=True,
+                              text=True).stdout
+    except OSError:
+        return out
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) < 6 or "F" not in parts[-4:-2]:
+            continue
+        section, name = parts[-3], parts[-1]
+        if name.endswith(".cold"):
+            out.add(("split", strip_clone(name)))
+        elif section.startswith(".text.unlikely"):
+            out.add(("unlikely", strip_clone(name)))
+        elif section.startswith(".text.hot"):
+            out.add(("hot", strip_clone(name)))
+    return out
+
+
+def report_decisions(opt):
+    """The other families' decisions from one -fopt-info report."""
+    out = {f: set() for f in FAMILIES if f != "hotcold"}
+    try:
+        lines = open(opt, errors="replace").read().splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        where = line.split(": ", 1)[0]
+        where = os.path.basename(where)
+        m = INLINE.search(line)
+        if m:
+            out["inline"].add((where, strip_clone(m.group(2)),
+                               strip_clone(m.group(1))))
+            continue
+        m = LOOP.search(line)
+        if m:
+            kind = re.sub(r"\d+", "N", m.group(1)).replace("Peeled loop",
+                                                           "loop peeled")
+            out["loops"].add((where, kind))
+            continue
+        m = ICALL.search(line)
+        if m:
+            out["icall"].add((where, strip_clone(m.group(2) or "")))
+            continue
+        m = VALUE.search(line)
+        if m:
+            out["values"].add((where, m.group(1).strip()))
+    return out
+
+
+def build_decisions(d):
+    """Every decision of the build in directory D, by family."""
+    fam = {f: set() for f in FAMILIES}
+    for obj in sorted(glob.glob(os.path.join(d, "obj", "*.o"))):
+        fam["hotcold"] |= symbol_decisions(obj)
+        for f, s in report_decisions(obj[:-2] + ".opt").items():
+            fam[f] |= s
+    return fam
+
+
+def compare(ref, other):
+    rows = {}
+    for f in FAMILIES:
+        r, o = ref[f], other[f]
+        rows[f] = {
+            "ref": len(r), "own": len(o), "common": len(r & o),
+            "agree": len(r & o) / len(r) if r else None,
+            "extra": len(o - r) / len(o) if o else None,
+        }
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("ref")
+    ap.add_argument("dirs", nargs="+")
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    ref = build_decisions(args.ref)
+    result = {}
+    for d in args.dirs:
+        rows = compare(ref, build_decisions(d))
+        result[os.path.basename(d.rstrip("/"))] = rows
+        for f in FAMILIES:
+            r = rows[f]
+            pct = lambda x: "-" if x is None else "%.0f%%" % (100 * x)
+            print("%-14s %-8s PGO %4d  own %4d  agree %5s  extra %5s"
+                  % (os.path.basename(d.rstrip("/")), f, r["ref"], r["own"],
+                     pct(r["agree"]), pct(r["extra"])))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,252 @@
+/* plugin/counts.cc - the count policy (counts.h).
+
+   Scale.  Profile counts are estimated executions: samples times the
+   sampling period, divided by the instructions of the sampled block
+   (converter/build_ip.c).  With retired-instruction or branch events that
+   is executions; with a timer it is executions weighted by the time an
+   instruction takes, which keeps ratios but not the absolute scale.  GCC
+   compares counts with two things: profile_info->runs ("ran at most once
+   per run" is cold) and the hot threshold, sum_max / 10000, where
+   -fprofile-use's sum_max is the largest counter of the whole program.
+   So runs is 1 and sum_max the largest count of the whole profile, not of
+   this unit: every unit of a program then draws the line between hot and
+   normal at the same count, as instrumented feedback does.
+
+   Quality.  What GCC does with a count depends on its quality
+   (gcc-profile-consumers: profile-count.h): AFDO counts are believed by
+   the inliner and block layout, but a loop's trip count is never derived
+   from them (reliable_p needs ADJUSTED) and an AFDO zero is never "never
+   executed".  PRECISE counts are what -fprofile-use writes: every zero
+   becomes "never executed", and a count's rounding error is trusted.
+   The default, ADJUSTED, sits in between: loop estimates and profile
+   driven unrolling use it, nothing treats it as exact, and zeros are
+   decided separately (hotcold.cc), block by block, by the evidence that
+   the block would have been sampled had it run.  A zero without that
+   evidence is written with AFDO quality: low, cold for size decisions,
+   but not "never executed".  -fplugin-arg-samplefdo-quality= chooses
+   another quality for measurement (bench/RESULTS.md compares them).
+
+   Consistency.  Counts and probabilities come from one flow: a block's
+   count equals the sum of its in-edges' counts and of its out-edges', so
+   no pass reports an "Invalid sum" that the counts caused; edits to
+   counts happen only inside the flow solution (annotate.cc).  */
+
+#include "gcc-plugin.h"
+#include "config.h"
+#include "system.h"
+#include "coretypes.h"
+#include "backend.h"
+#include "tree.h"
+#include "gimple.h"
+#include "cgraph.h"
+#include "cfg.h"
+#include "profile.h"
+#include "predict.h"
+#include "gcov-io.h"
+#include "dumpfile.h"
+
+#include "../profiles/profile.h"
+#include "samplefdo.h"
+#include "annotate.h"
+#include "counts.h"
+
+/* The summary profile_info points at.  */
+static struct gcov_summary sfdo_summary;
+
+/* The sampling period the counts are scaled by, for sfdo_expected_samples:
+   the largest of the profile's events (the fewest samples per count, so
+   the most cautious).  1 where the profile names no event (an imported
+   AutoFDO profile holds plain sample counts).  */
+static uint64_t sfdo_period = 1;
+
+/* Whether the counts come from branch stacks (mode "lbr"): a block then
+   shows in a sample whenever one of the stack's ranges covers it, however
+   many instructions it has.  */
+static bool sfdo_from_branch_stacks;
+
+/* Entries of a branch stack a block can show in, counted conservatively
+   (Intel's LBR has 32, AMD's BRS 16).  */
+#define SFDO_BRANCH_STACK_DEPTH 16
+
+/* Functions examined for the largest count: the profile sorts functions
+   by total, and a count never exceeds its function's total, so the scan
+   can usually stop after a few; the cap bounds it on flat profiles.  */
+#define SFDO_MAX_COUNT_SCAN 20000
+
+/* The largest count anywhere in F, inline instances included.  */
+
+static uint64_t
+largest_count (const struct sfdo_prof_func *f)
+{
+  uint64_t most = f->head;
+
+  for (size_t i = 0; i < f->nlines; i++)
+    most = MAX (most, f->lines[i].count);
+  for (size_t i = 0; i < f->ncallsites; i++)
+    most = MAX (most, largest_count (f->callsites[i].callee));
+  return most;
+}
+
+/* The largest count of the whole profile.  */
+
+static uint64_t
+program_max_count (void)
+{
+  size_t n = sfdo_profile_nfuncs (sfdo_profile);
+  uint64_t most = 0;
+  struct sfdo_error err;
+
+  sfdo_error_clear (&err);
+  for (size_t i = 0; i < n && i < SFDO_MAX_COUNT_SCAN; i++)
+    {
+      struct sfdo_prof_func *f = sfdo_profile_func (sfdo_profile, i, &err);
+      if (!f)
+	{
+	  sfdo_report_profile_error (&err);
+	  break;
+	}
+      if (f->total <= most)
+	break;
+      most = MAX (most, largest_count (f));
+    }
+  return most;
+}
+
+void
+sfdo_install_profile_info (void)
+{
+  const struct sfdo_prof_header *h
+    = sfdo_profile_header (sfdo_profile);
+  uint64_t most = program_max_count ();
+
+  for (size_t i = 0; i < h->nevents; i++)
+    sfdo_period = MAX (sfdo_period, h->events[i].period);
+  for (size_t i = 0; i < h->nmodes; i++)
+    if (strcmp (sfdo_profile_str (sfdo_profile, h->modes[i]), "lbr") == 0)
+      sfdo_from_branch_stacks = true;
+  sfdo_summary.runs = 1;
+  sfdo_summary.sum_max
+    = (gcov_type) MIN (MAX (most, (uint64_t) 1),
+		       (uint64_t) profile_count::max_count / 2);
+  profile_info = &sfdo_summary;
+  /* What get_hot_bb_threshold would compute on its first call; set now
+     so that nothing cached a threshold from another summary.  */
+  set_hot_bb_threshold (sfdo_summary.sum_max
+			/ param_hot_bb_count_fraction);
+}
+
+double
+sfdo_expected_samples (uint64_t count, unsigned size)
+{
+  /* An IP sample weighs the period, spread over its block's instructions
+     (converter/build_ip.c); a branch stack's entry weighs the period over
+     the stack's entries (converter: take_branch_stack).  */
+  if (sfdo_from_branch_stacks)
+    return (double) count * SFDO_BRANCH_STACK_DEPTH / (double) sfdo_period;
+  return (double) count * size / (double) sfdo_period;
+}
+
+uint64_t
+sfdo_sample_weight (unsigned size)
+{
+  double one = sfdo_expected_samples (1, size);
+  return one > 0 ? (uint64_t) MAX (1.0 / one, 1.0) : 1;
+}
+
+/* The profile_quality of sfdo_opts.quality.  */
+
+static profile_quality
+chosen_quality (void)
+{
+  switch (sfdo_opts.quality)
+    {
+    case SFDO_QUALITY_AFDO:
+      return AFDO;
+    case SFDO_QUALITY_PRECISE:
+      return PRECISE;
+    default:
+      return ADJUSTED;
+    }
+}
+
+/* COUNT as a profile_count: a positive count with the chosen quality, a
+   zero with AFDO quality (low, but not "never executed").  */
+
+static profile_count
+as_count (uint64_t count)
+{
+  gcov_type c = (gcov_type) MIN (count,
+				 (uint64_t) profile_count::max_count / 2);
+  return profile_count::from_gcov_type (c, c ? chosen_quality () : AFDO);
+}
+
+void
+sfdo_write_counts (cgraph_node *node, const struct sfdo_fn_counts *c,
+		   const bool *real_zero)
+{
+  basic_block bb;
+  edge e;
+  edge_iterator ei;
+  unsigned k = 0;
+
+  FOR_ALL_BB_FN (bb, cfun)
+    bb->count = real_zero && real_zero[bb->index]
+		? profile_count::zero () : as_count (c->block[bb->index]);
+  FOR_ALL_BB_FN (bb, cfun)
+    FOR_EACH_EDGE (e, ei, bb->succs)
+      {
+	uint64_t flow = c->edge[k++];
+	if (real_zero && real_zero[e->dest->index])
+	  e->probability = profile_probability::never ();
+	else if (bb->count.nonzero_p ())
+	  e->probability = as_count (MIN (flow, c->block[bb->index]))
+			     .probability_in (bb->count);
+	else if (e->probability.initialized_p ())
+	  /* No flow to split: keep GCC's static guess, as a guess.  */
+	  e->probability = e->probability.guessed ();
+      }
+  node->count = ENTRY_BLOCK_PTR_FOR_FN (cfun)->count;
+  profile_status_for_fn (cfun) = PROFILE_READ;
+}
+
+unsigned
+sfdo_check_consistency (void)
+{
+  basic_block bb;
+  edge e;
+  edge_iterator ei;
+  unsigned bad = 0;
+
+  FOR_ALL_BB_FN (bb, cfun)
+    {
+      profile_count in = profile_count::zero ();
+      profile_count out = profile_count::zero ();
+      bool ins = false, outs = false;
+
+      FOR_EACH_EDGE (e, ei, bb->preds)
+	{
+	  in += e->count ();
+	  ins = true;
+	}
+      FOR_EACH_EDGE (e, ei, bb->succs)
+	if (!(e->flags & (EDGE_EH | EDGE_FAKE)))
+	  {
+	    out += e->count ();
+	    outs = true;
+	  }
+      if ((ins && bb != ENTRY_BLOCK_PTR_FOR_FN (cfun)
+	   && in.differs_from_p (bb->count))
+	  || (outs && out.differs_from_p (bb->count)))
+	{
+	  bad++;
+	  if (dump_file)
+	    fprintf (dump_file, "samplefdo: %s bb %d: count %" PRId64
+		     ", in-edges %" PRId64 ", out-edges %" PRId64 "\n",
+		     current_function_name (), bb->index,
+		     bb->count.to_gcov_type (),
+		     ins ? in.to_gcov_type () : -1,
+		     outs ? out.to_gcov_type () : -1);
+	}
+    }
+  return bad;
+}

@@ -1,0 +1,130 @@
+/* plugin/hotcold.cc - which blocks and functions never ran (hotcold.h).
+
+   GCC moves a block to the cold partition only when its count is
+   profile_count::zero (PRECISE) and the edges into it are never taken,
+   and a function to .text.unlikely only when its entry count is a global
+   zero (gcc-profile-consumers: predict.cc probably_never_executed,
+   compute_function_frequency).  A sample profile's zero is weaker: a
+   block may have run without being sampled.  It is believed when the
+   block would have caught several samples had it run as often as the
+   blocks that lead into it: with SFDO_ZERO_EVIDENCE (30) expected samples
+   and none seen, a block that ran on more than a tenth of those entries
+   would have been missed with probability e^-3 (5%).  A block with a
+   sample of its own never goes cold, whatever the flow solution says.
+
+   Functions: the converter lists every function of the profiled binary,
+   sampled or not (those with total 0).  One that never caught a sample
+   while the profile holds SFDO_UNLIKELY_MIN_SAMPLES samples or more
+   used at most a share of that order of the run: it is marked never
+   executed, with the shape of GCC's static estimate kept, as
+   -fprofile-use marks a function its training run never entered
+   (profile.cc: GUESSED_GLOBAL0 counts).  handle_missing_profiles, run
+   after the whole unit is annotated, takes that back where a caller with
+   a count calls it (as it does for -fprofile-use).  A function the profile
+   does not list at all keeps GCC's static estimate.  */
+
+#include "gcc-plugin.h"
+#include "config.h"
+#include "system.h"
+#include "coretypes.h"
+#include "backend.h"
+#include "tree.h"
+#include "gimple.h"
+#include "cgraph.h"
+#include "cfg.h"
+#include "profile.h"
+
+#include "../profiles/profile.h"
+#include "samplefdo.h"
+#include "annotate.h"
+#include "counts.h"
+#include "hotcold.h"
+
+#define SFDO_ZERO_EVIDENCE 12.0
+#define SFDO_UNLIKELY_MIN_SAMPLES 1000
+
+/* Union-find over block indices, for the regions of unsampled blocks.  */
+
+static int
+region_of (int *parent, int b)
+{
+  while (parent[b] != b)
+    b = parent[b] = parent[parent[b]];
+  return b;
+}
+
+bool *
+sfdo_find_real_zeros (const struct sfdo_fn_counts *c)
+{
+  int n = c->nblocks;
+  int *parent;
+  double *evidence;
+  bool *candidate, *zero;
+  basic_block bb;
+  edge e;
+  edge_iterator ei;
+
+  if (!sfdo_family_on (SFDO_FAMILY_HOTCOLD) || !c->solved)
+    return NULL;
+  parent = XNEWVEC (int, n);
+  evidence = XCNEWVEC (double, n);
+  candidate = XCNEWVEC (bool, n);
+  zero = XCNEWVEC (bool, n);
+  FOR_ALL_BB_FN (bb, cfun)
+    {
+      parent[bb->index] = bb->index;
+      candidate[bb->index] = c->block[bb->index] == 0
+			     && c->raw[bb->index] <= 0
+			     && bb != ENTRY_BLOCK_PTR_FOR_FN (cfun)
+			     && bb != EXIT_BLOCK_PTR_FOR_FN (cfun);
+    }
+  /* Regions: unsampled blocks joined by edges between them.  */
+  FOR_EACH_BB_FN (bb, cfun)
+    FOR_EACH_EDGE (e, ei, bb->succs)
+      if (candidate[bb->index] && candidate[e->dest->index])
+	parent[region_of (parent, bb->index)] = region_of (parent,
+							   e->dest->index);
+  /* A region's evidence: the samples its entry blocks would have caught
+     had every edge into the region been taken as often as its source
+     ran.  */
+  FOR_EACH_BB_FN (bb, cfun)
+    if (candidate[bb->index])
+      FOR_EACH_EDGE (e, ei, bb->preds)
+	if (!candidate[e->src->index])
+	  evidence[region_of (parent, bb->index)]
+	    += sfdo_expected_samples (c->block[e->src->index],
+				      sfdo_block_size (bb));
+  FOR_EACH_BB_FN (bb, cfun)
+    if (candidate[bb->index]
+	&& evidence[region_of (parent, bb->index)] >= SFDO_ZERO_EVIDENCE)
+      {
+	zero[bb->index] = true;
+	sfdo_stats.zero_blocks++;
+      }
+  XDELETEVEC (parent);
+  XDELETEVEC (evidence);
+  XDELETEVEC (candidate);
+  return zero;
+}
+
+bool
+sfdo_profiled_but_never_ran (const struct sfdo_prof_func *f)
+{
+  const struct sfdo_prof_header *h = sfdo_profile_header (sfdo_profile);
+
+  return sfdo_family_on (SFDO_FAMILY_HOTCOLD) && f->total == 0
+	 && f->head == 0
+	 && h->samples_used >= SFDO_UNLIKELY_MIN_SAMPLES;
+}
+
+void
+sfdo_mark_never_ran (cgraph_node *node)
+{
+  basic_block bb;
+
+  FOR_ALL_BB_FN (bb, cfun)
+    bb->count = bb->count.global0 ();
+  node->count = ENTRY_BLOCK_PTR_FOR_FN (cfun)->count;
+  profile_status_for_fn (cfun) = PROFILE_READ;
+  sfdo_stats.unlikely_functions++;
+}

@@ -1,0 +1,24 @@
+/* plugin/hotcold.h - which blocks never ran, and which functions of the
+   profiled binary never ran: what GCC moves to the cold partition
+   (foo.cold) and to .text.unlikely.  */
+
+#ifndef SFDO_PLUGIN_HOTCOLD_H
+#define SFDO_PLUGIN_HOTCOLD_H
+
+struct sfdo_fn_counts;
+
+/* The blocks of the current function that never ran, by block index (a
+   new array the caller frees), from its solved counts C; NULL when the
+   hot/cold family is off.  */
+bool *sfdo_find_real_zeros (const struct sfdo_fn_counts *c);
+
+/* Whether profile F says its function was in the profiled binary and
+   never ran, with enough samples in the profile to believe it.  */
+bool sfdo_profiled_but_never_ran (const struct sfdo_prof_func *f);
+
+/* Mark the current function (of NODE) as never executed, keeping the
+   shape of GCC's static estimate, the way -fprofile-use treats a
+   function its training run never entered.  */
+void sfdo_mark_never_ran (cgraph_node *node);
+
+#endif

@@ -1,0 +1,115 @@
+/* plugin/icall.cc - indirect and virtual calls to a dominant target
+   (values.h).
+
+   The profile records, at an indirect call's position, which functions it
+   reached and how often (from LBR, or from the caller frames of call-chain
+   samples).  GCC promotes such a call when its histogram
+   (HIST_TYPE_INDIR_CALL: total, pairs of target profile id and count)
+   names a target taking at least half of the calls and the call is hot:
+   ipa-profile then turns it into a speculative direct call, which the
+   inliner may inline; for a C++ virtual call (OBJ_TYPE_REF) this is
+   speculative devirtualisation.  A target is named by its profile id:
+   init_node_map gives each function of this unit one; a public function
+   of another unit gets the id GCC computes for it there (coverage.cc:
+   the CRC32 of its assembler name), which only link-time optimisation
+   can resolve, as for -fprofile-use.  A file-local target of another
+   unit cannot be named (its id mixes in that unit's file name and line)
+   and is left out.  */
+
+#include "gcc-plugin.h"
+#include "config.h"
+#include "system.h"
+#include "coretypes.h"
+#include "backend.h"
+#include "tree.h"
+#include "gimple.h"
+#include "gimple-iterator.h"
+#include "stringpool.h"
+#include "cgraph.h"
+#include "value-prof.h"
+#include "gcov-io.h"
+#include "profile.h"
+#include "coverage.h"
+
+#include "../profiles/profile.h"
+#include "samplefdo.h"
+#include "position.h"
+#include "values.h"
+
+/* The profile id GCC gives the public function NAME in the unit that
+   defines it: coverage_compute_profile_id for a public symbol, whose
+   string checksum is a plain CRC32 for names GCC did not generate.  */
+
+static gcov_type
+public_profile_id (const char *name)
+{
+  unsigned id;
+
+  if (strstr (name, "_GLOBAL__"))
+    return 0;
+  id = crc32_string (0, name) & 0x7fffffff;
+  return id ? id : 1;
+}
+
+/* The profile id of the function named NAME, or 0 if it cannot be
+   named: its cgraph node's in this unit, else the id it has where it is
+   defined (when that is public).  */
+
+static gcov_type
+profile_id_of (const char *name)
+{
+  symtab_node *sym = symtab_node::get_for_asmname (get_identifier (name));
+  cgraph_node *node = sym ? dyn_cast <cgraph_node *> (sym) : NULL;
+
+  if (node && node->profile_id)
+    return node->profile_id;
+  if (node && !TREE_PUBLIC (node->decl))
+    return 0;
+  return public_profile_id (name);
+}
+
+/* Attach the indirect-call histogram H to CALL, targets by profile id;
+   returns whether one was attached.  */
+
+static bool
+attach_targets (gcall *call, const struct sfdo_prof_values *h)
+{
+  struct sfdo_hist_entry entries[GCOV_TOPN_MAXIMUM_TRACKED_VALUES];
+  unsigned n = 0;
+
+  for (size_t i = 0; i < h->nentries && n < GCOV_TOPN_MAXIMUM_TRACKED_VALUES;
+       i++)
+    {
+      const char *name = sfdo_profile_str (sfdo_profile,
+					   (uint32_t) h->entries[i].value);
+      gcov_type id = profile_id_of (name);
+      if (id)
+	entries[n++] = { id, h->entries[i].count };
+    }
+  return sfdo_attach_topn (call, HIST_TYPE_INDIR_CALL, gimple_call_fn (call),
+			   entries, n);
+}
+
+unsigned
+sfdo_attach_icall_histograms (const struct sfdo_prof_func *f)
+{
+  basic_block bb;
+  unsigned attached = 0;
+
+  if (!sfdo_family_on (SFDO_FAMILY_ICALL))
+    return 0;
+  FOR_EACH_BB_FN (bb, cfun)
+    for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
+	 gsi_next (&gsi))
+      {
+	gcall *call = dyn_cast <gcall *> (gsi_stmt (gsi));
+	const struct sfdo_prof_values *h;
+
+	if (call && !gimple_call_fndecl (call)
+	    && !gimple_call_internal_p (call)
+	    && (h = sfdo_histogram_at (f, call, bb->discriminator,
+				       SFDO_VALUE_ICALL)))
+	  attached += attach_targets (call, h);
+      }
+  return attached;
+}

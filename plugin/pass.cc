@@ -1,0 +1,496 @@
+/* plugin/pass.cc - the pass that replaces GCC's "profile": matching the
+   unit's functions with the profile, then each stage of samplefdo.h in
+   order.
+
+   The pass takes the slot of GCC's SIMPLE_IPA pass "profile"
+   (pass_ipa_tree_profile), where -fprofile-use reads its counts: every
+   function is in SSA form, early inlining has run, and the regular IPA
+   passes (ipa-profile, inline) are still to come.  Replacing it keeps its
+   sub-pass feedback_fnsplit, so profile-driven function splitting runs
+   after annotation (GCC 12's -fauto-profile never runs it).  It is also
+   named "profile" and dumps where -fdump-ipa-profile asks (samplefdo.cc
+   copies the dump settings), so the "Indirect call -> direct call" and
+   "Transformation done" lines of GCC's value profiling appear where
+   users and GCC's own tests look for them.
+
+   Stages, each over every function with a body:
+     1. the program summary (profile_info) and hot threshold;
+     2. the counts of inline instances added to their callees' own
+	bodies, then inline replay;
+     3. annotation: measured counts, flow, real zeros, counts onto the
+	CFG, loop estimates; functions the profiled binary never ran are
+	marked unlikely; then entry counts made to agree with the calls
+	this unit makes into them;
+     4. once all counts are in: frequencies, call edges, value histograms
+	and their transformations, the consistency check;
+     5. handle_missing_profiles, as after -fprofile-use.
+
+   Matching.  A function is looked up by its assembler name without GCC's
+   clone suffixes (.part.N, .isra.N, .constprop.N, .cold, .lto_priv.N):
+   a clone is a piece or a variant of the function whose samples the
+   profile records under the original name.  A function with internal
+   linkage is tried as (name, main input file) first, the way the
+   converter keys static functions by their compile unit's DW_AT_name,
+   then as a global.  */
+
+#include "gcc-plugin.h"
+#include "config.h"
+#include "system.h"
+#include "coretypes.h"
+#include "backend.h"
+#include "tree.h"
+#include "gimple.h"
+#include "tree-pass.h"
+#include "cgraph.h"
+#include "hash-set.h"
+#include "hash-map.h"
+#include "profile.h"
+#include "predict.h"
+#include "value-prof.h"
+#include "diagnostic-core.h"
+#include "dumpfile.h"
+#include "gimple-iterator.h"
+
+#include "../profiles/profile.h"
+#include "samplefdo.h"
+#include "position.h"
+#include "annotate.h"
+#include "counts.h"
+#include "hotcold.h"
+#include "inline.h"
+#include "loops.h"
+#include "values.h"
+
+/* Return the length of the clone suffix that ends the LEN bytes of NAME,
+   or 0 if there is none.  Recognised are ".cold" and ".KIND.N" where KIND
+   is one of GCC's clone kinds and N is decimal.  The suffix never covers
+   the whole name.  */
+
+static size_t
+clone_suffix_length (const char *name, size_t len)
+{
+  static const char *const kinds[]
+    = { "part", "isra", "constprop", "cold", "lto_priv" };
+  size_t digits, i;
+
+  if (len > 5 && memcmp (name + len - 5, ".cold", 5) == 0)
+    return 5;
+
+  digits = len;
+  while (digits > 0 && ISDIGIT (name[digits - 1]))
+    digits--;
+  if (digits == len || digits < 2 || name[digits - 1] != '.')
+    return 0;
+
+  /* NAME[0, DIGITS - 1) must end in ".KIND", with something before it.  */
+  for (i = 0; i < ARRAY_SIZE (kinds); i++)
+    {
+      size_t klen = strlen (kinds[i]);
+      size_t end = digits - 1;
+      if (end > klen + 1
+	  && name[end - klen - 1] == '.'
+	  && memcmp (name + end - klen, kinds[i], klen) == 0)
+	return len - (end - klen - 1);
+    }
+  return 0;
+}
+
+/* A copy of DECL's assembler name without a leading '*' and without
+   GCC's clone suffixes, which may be stacked ("f.part.0.isra.0" gives
+   "f").  The caller frees it.  */
+
+static char *
+profile_name (tree decl)
+{
+  const char *name = IDENTIFIER_POINTER (DECL_ASSEMBLER_NAME (decl));
+  char *copy;
+  size_t len, n;
+
+  if (name[0] == '*')
+    name++;
+  copy = xstrdup (name);
+  len = strlen (copy);
+  while ((n = clone_suffix_length (copy, len)) != 0)
+    {
+      len -= n;
+      copy[len] = '\0';
+    }
+  return copy;
+}
+
+/* The profile of DECL, looked up as NAME in the profile file.  */
+
+static struct sfdo_prof_func *
+find_function_profile (tree decl, const char *name)
+{
+  struct sfdo_prof_func *f = NULL;
+  struct sfdo_error err;
+
+  sfdo_error_clear (&err);
+  if (!TREE_PUBLIC (decl) && main_input_filename && main_input_filename[0])
+    f = sfdo_profile_find (sfdo_profile, name, main_input_filename, &err);
+  if (!f && err.code == SFDO_OK)
+    f = sfdo_profile_find (sfdo_profile, name, NULL, &err);
+  if (!f && err.code != SFDO_OK)
+    sfdo_report_profile_error (&err);
+  return f;
+}
+
+struct sfdo_prof_func *
+sfdo_profile_of (tree decl, sfdo_extra_map *extra)
+{
+  struct sfdo_prof_func **made = extra->get (decl);
+  char *name;
+  struct sfdo_prof_func *f;
+
+  if (made)
+    return *made;
+  name = profile_name (decl);
+  f = find_function_profile (decl, name);
+  free (name);
+  return f;
+}
+
+struct sfdo_prof_func *
+sfdo_profile_to_extend (tree decl, sfdo_extra_map *extra)
+{
+  struct sfdo_prof_func *f = sfdo_profile_of (decl, extra);
+  char *name;
+
+  if (f)
+    return f;
+  name = profile_name (decl);
+  f = sfdo_profile_add_func
+	(sfdo_profile, sfdo_profile_intern_str (sfdo_profile, name),
+	 !TREE_PUBLIC (decl) && main_input_filename
+	 ? sfdo_profile_intern_str (sfdo_profile, main_input_filename) : 0);
+  free (name);
+  extra->put (decl, f);
+  return f;
+}
+
+/* Whether NODE is a function this unit emits code for.  */
+
+static bool
+own_body_p (cgraph_node *node)
+{
+  return !node->inlined_to && !DECL_EXTERNAL (node->decl);
+}
+
+/* Report under dumps whether NODE found profile F.  */
+
+static void
+note_match (cgraph_node *node, const struct sfdo_prof_func *f)
+{
+  if (!dump_enabled_p ())
+    return;
+  if (f)
+    dump_printf_loc (MSG_NOTE,
+		     dump_user_location_t::from_function_decl (node->decl),
+		     "samplefdo: %s has a profile: total %" PRIu64 ", head %"
+		     PRIu64 "\n", node->asm_name (), (uint64_t) f->total,
+		     (uint64_t) f->head);
+  else
+    dump_printf_loc (MSG_MISSED_OPTIMIZATION,
+		     dump_user_location_t::from_function_decl (node->decl),
+		     "samplefdo: no profile for %s\n", node->asm_name ());
+}
+
+/* Record in sfdo_stats what annotating NODE (profile F, counts C) found.
+   SEEN holds the profiles already counted: clones share one.  */
+
+static void
+record_match (cgraph_node *node, const struct sfdo_prof_func *f,
+	      const struct sfdo_fn_counts *c,
+	      hash_set<const struct sfdo_prof_func *> *seen)
+{
+  if (!f)
+    {
+      sfdo_stats.unmatched++;
+      sfdo_stats.unmatched_names.safe_push (xstrdup (node->asm_name ()));
+      return;
+    }
+  sfdo_stats.matched++;
+  if (!seen->add (f))
+    sfdo_stats.matched_total = sfdo_sat_add (sfdo_stats.matched_total,
+					     f->total);
+  if (!c)
+    return;
+  sfdo_stats.blocks += c->blocks;
+  sfdo_stats.known_blocks += c->known_blocks;
+  sfdo_stats.call_counts_from_inlinees += c->calls_from_inlinees;
+  if (f->total && c->fit < 0.5)
+    {
+      sfdo_stats.stale_names.safe_push (xstrdup (node->asm_name ()));
+      sfdo_stats.stale_fit.safe_push ((int) (100 * c->fit));
+      sfdo_stats.stale_locations.safe_push
+	(DECL_SOURCE_LOCATION (node->decl));
+    }
+}
+
+/* Under dump-only: match every function with the profile and write
+   GCC's own counts, changing nothing.  */
+
+static void
+dump_gcc_counts (void)
+{
+  hash_set<const struct sfdo_prof_func *> seen;
+  cgraph_node *node;
+  sfdo_extra_map extra;
+
+  FOR_EACH_FUNCTION_WITH_GIMPLE_BODY (node)
+    if (own_body_p (node))
+      {
+	struct sfdo_fn_counts c;
+	struct sfdo_prof_func *f = sfdo_profile_of (node->decl, &extra);
+	push_cfun (DECL_STRUCT_FUNCTION (node->decl));
+	sfdo_annotate_blocks (f, false, 0, &c);
+	note_match (node, f);
+	record_match (node, f, &c, &seen);
+	if (sfdo_opts.dump)
+	  sfdo_dump_blocks (sfdo_opts.dump, node, &c);
+	sfdo_fn_counts_free (&c);
+	pop_cfun ();
+      }
+}
+
+/* Stage 2: give every callee the counts of the inline instances the
+   profiled binary had at this unit's calls to it, then replay the hot
+   ones.  The callee's own body gets them first, as -fprofile-use's would:
+   instrumentation counts every call made to it before IPA inlining; the
+   replayed copy then gets the same nested profile in its caller.  */
+
+static void
+prepare_inlining (sfdo_extra_map *extra)
+{
+  hash_set<const struct sfdo_prof_func *> moved;
+  cgraph_node *node;
+
+  FOR_EACH_FUNCTION_WITH_GIMPLE_BODY (node)
+    {
+      struct sfdo_prof_func *f;
+      if (!own_body_p (node) || !(f = sfdo_profile_of (node->decl, extra)))
+	continue;
+      push_cfun (DECL_STRUCT_FUNCTION (node->decl));
+      sfdo_move_uninlined_instances (f, extra, &moved);
+      pop_cfun ();
+    }
+  FOR_EACH_FUNCTION_WITH_GIMPLE_BODY (node)
+    {
+      struct sfdo_prof_func *f;
+      if (!own_body_p (node) || !(f = sfdo_profile_of (node->decl, extra)))
+	continue;
+      push_cfun (DECL_STRUCT_FUNCTION (node->decl));
+      sfdo_stats.replayed_inlines += sfdo_replay_inlining (node, f);
+      pop_cfun ();
+    }
+}
+
+/* Stage 3 for the current function (of NODE, profile F): its counts
+   onto the CFG, with HEAD (when nonzero) as its entry count.  SEEN (NULL
+   on a second annotation) collects the statistics.  */
+
+static void
+annotate_function (cgraph_node *node, const struct sfdo_prof_func *f,
+		   uint64_t head, hash_set<const struct sfdo_prof_func *> *seen)
+{
+  struct sfdo_fn_counts c;
+  bool *zeros;
+  unsigned estimates;
+
+  if (sfdo_profiled_but_never_ran (f))
+    {
+      sfdo_mark_never_ran (node);
+      record_match (node, f, NULL, seen);
+      return;
+    }
+  sfdo_annotate_blocks (f, true, head, &c);
+  zeros = sfdo_find_real_zeros (&c);
+  sfdo_write_counts (node, &c, zeros);
+  estimates = sfdo_record_loop_estimates ();
+  if (seen)
+    {
+      sfdo_stats.loop_estimates += estimates;
+      record_match (node, f, &c, seen);
+    }
+  if (sfdo_opts.dump)
+    sfdo_dump_blocks (sfdo_opts.dump, node, &c);
+  XDELETEVEC (zeros);
+  sfdo_fn_counts_free (&c);
+}
+
+/* A function and its profile, annotated in this unit.  */
+typedef std::pair<cgraph_node *, struct sfdo_prof_func *> sfdo_annotated;
+
+/* Into CALLS, for each function, the sum of the counts of the blocks of
+   ANNOTATED functions that call it directly.  */
+
+static void
+sum_calls (vec<sfdo_annotated> *annotated, hash_map<tree, gcov_type> *calls)
+{
+  for (const sfdo_annotated &a : *annotated)
+    {
+      basic_block bb;
+      push_cfun (DECL_STRUCT_FUNCTION (a.first->decl));
+      FOR_EACH_BB_FN (bb, cfun)
+	for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
+	     gsi_next (&gsi))
+	  {
+	    tree callee = is_gimple_call (gsi_stmt (gsi))
+			  ? gimple_call_fndecl (gsi_stmt (gsi)) : NULL_TREE;
+	    cgraph_node *cn = callee ? cgraph_node::get (callee) : NULL;
+	    profile_count n = bb->count.ipa ();
+	    if (!cn || !n.initialized_p ())
+	      continue;
+	    gcov_type &sum = calls->get_or_insert
+			       (cn->ultimate_alias_target ()->decl);
+	    sum += n.to_gcov_type ();
+	  }
+      pop_cfun ();
+    }
+}
+
+/* Stage 3b: entry counts that agree with the calls into them.  A call's
+   count comes from its caller's samples and an entry count from the
+   callee's, and sampling leaves them apart; GCC's inliner scales a
+   callee's body by their ratio.  A function only this unit calls, and
+   only directly, is entered exactly as often as it is called here (GCC
+   checks so); any other at least as often.  Such functions are annotated
+   again with that entry count, a few rounds, as a change moves the calls
+   the function itself makes.  */
+
+static void
+reconcile_entries (vec<sfdo_annotated> *annotated)
+{
+  for (int round = 0; round < 3; round++)
+    {
+      hash_map<tree, gcov_type> calls;
+      bool changed = false;
+      sum_calls (annotated, &calls);
+      for (const sfdo_annotated &a : *annotated)
+	{
+	  gcov_type *sum = calls.get (a.first->decl);
+	  profile_count entry = a.first->count.ipa ();
+	  gcov_type want;
+	  if (!sum || !entry.initialized_p ()
+	      || sfdo_profiled_but_never_ran (a.second))
+	    continue;
+	  want = a.first->only_called_directly_p ()
+		 ? *sum : MAX (*sum, entry.to_gcov_type ());
+	  /* A zero entry under calls is worse than imprecise: GCC drops
+	     the profile of a function its callers call but that was never
+	     entered (handle_missing_profiles).  */
+	  if (entry.nonzero_p ()
+	      && !profile_count::from_gcov_type (want, entry.quality ())
+		    .differs_from_p (entry))
+	    continue;
+	  if (!want)
+	    continue;
+	  push_cfun (DECL_STRUCT_FUNCTION (a.first->decl));
+	  annotate_function (a.first, a.second, want, NULL);
+	  pop_cfun ();
+	  changed = true;
+	}
+      if (!changed)
+	break;
+    }
+}
+
+/* Stage 4 for the current function (profile F): what needs every
+   function's counts and profile_info.  */
+
+static void
+finish_function (const struct sfdo_prof_func *f)
+{
+  update_max_bb_count ();
+  compute_function_frequency ();
+  cgraph_edge::rebuild_edges ();
+  sfdo_stats.icall_histograms += sfdo_attach_icall_histograms (f);
+  sfdo_stats.value_histograms += sfdo_attach_value_histograms (f);
+  sfdo_apply_value_transforms ();
+  sfdo_stats.inconsistent_blocks += sfdo_check_consistency ();
+}
+
+namespace {
+
+const pass_data pass_data_sfdo =
+{
+  SIMPLE_IPA_PASS, /* type */
+  "profile", /* name */
+  OPTGROUP_IPA, /* optinfo_flags */
+  TV_PLUGIN_RUN, /* tv_id */
+  0, /* properties_required */
+  0, /* properties_provided */
+  0, /* properties_destroyed */
+  0, /* todo_flags_start */
+  0, /* todo_flags_finish */
+};
+
+class pass_sfdo : public simple_ipa_opt_pass
+{
+public:
+  pass_sfdo (gcc::context *ctxt)
+    : simple_ipa_opt_pass (pass_data_sfdo, ctxt)
+  {}
+
+  virtual bool gate (function *)
+  {
+    return sfdo_profile != NULL && !seen_error ();
+  }
+  virtual unsigned int execute (function *);
+};
+
+unsigned int
+pass_sfdo::execute (function *)
+{
+  hash_set<const struct sfdo_prof_func *> seen;
+  auto_vec<sfdo_annotated> annotated;
+  sfdo_extra_map extra;
+  cgraph_node *node;
+
+  sfdo_stats.ran = true;
+  if (sfdo_opts.dump_only)
+    {
+      dump_gcc_counts ();
+      return 0;
+    }
+  sfdo_install_profile_info ();
+  prepare_inlining (&extra);
+  FOR_EACH_FUNCTION_WITH_GIMPLE_BODY (node)
+    {
+      struct sfdo_prof_func *f;
+      if (!own_body_p (node))
+	continue;
+      f = sfdo_profile_of (node->decl, &extra);
+      note_match (node, f);
+      if (!f)
+	{
+	  record_match (node, NULL, NULL, &seen);
+	  continue;
+	}
+      push_cfun (DECL_STRUCT_FUNCTION (node->decl));
+      annotate_function (node, f, 0, &seen);
+      pop_cfun ();
+      annotated.safe_push (std::make_pair (node, f));
+    }
+  reconcile_entries (&annotated);
+  /* Value profiles name indirect-call targets by profile id.  */
+  init_node_map (true);
+  for (const sfdo_annotated &a : annotated)
+    {
+      push_cfun (DECL_STRUCT_FUNCTION (a.first->decl));
+      finish_function (a.second);
+      pop_cfun ();
+    }
+  del_node_map ();
+  handle_missing_profiles ();
+  return 0;
+}
+
+} // anon namespace
+
+opt_pass *
+sfdo_make_pass (gcc::context *ctxt)
+{
+  return new pass_sfdo (ctxt);
+}

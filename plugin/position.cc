@@ -1,0 +1,209 @@
+/* plugin/position.cc - where a GIMPLE statement sits in an sfdo profile
+   (position.h).
+
+   GCC 12 keeps discriminators per basic block (bb->discriminator): that
+   is what it emitted in the profiled binary's line table for the block's
+   instructions, so a statement's own line is looked up as (offset, the
+   block's discriminator).  GCC 12 writes no discriminator for inlined
+   call sites (DW_TAG_inlined_subroutine has none), so the converter
+   records them with discriminator 0 unless the compiler gave one; a call
+   site is looked up by its own discriminator first, then by 0.  */
+
+#include "gcc-plugin.h"
+#include "config.h"
+#include "system.h"
+#include "coretypes.h"
+#include "backend.h"
+#include "tree.h"
+#include "gimple.h"
+#include "gimple-iterator.h"
+#include "cgraph.h"
+
+#include "../profiles/profile.h"
+#include "samplefdo.h"
+#include "position.h"
+
+int64_t
+sfdo_line_offset (tree decl, location_t locus)
+{
+  int line = LOCATION_LINE (locus);
+  int decl_line = LOCATION_LINE (DECL_SOURCE_LOCATION (decl));
+  return line >= decl_line ? line - decl_line : -1;
+}
+
+/* One frame of a statement's inline stack: the function DECL and the
+   location LOCUS in it (of the statement, or of the call inlined).  */
+struct sfdo_frame_loc
+{
+  tree decl;
+  location_t locus;
+};
+
+/* Fill STACK with the inline stack of STMT, innermost frame first, the
+   current function last.  Return false if STMT has no location.  */
+
+static bool
+inline_stack (gimple *stmt, vec<sfdo_frame_loc> *stack)
+{
+  location_t locus = gimple_location (stmt);
+
+  if (LOCATION_LOCUS (locus) == UNKNOWN_LOCATION)
+    return false;
+  for (tree block = gimple_block (stmt);
+       block && TREE_CODE (block) == BLOCK;
+       block = BLOCK_SUPERCONTEXT (block))
+    {
+      location_t call = BLOCK_SOURCE_LOCATION (block);
+      tree origin;
+
+      if (LOCATION_LOCUS (call) == UNKNOWN_LOCATION
+	  || !inlined_function_outer_scope_p (block))
+	continue;
+      origin = block_ultimate_origin (block);
+      if (!origin || TREE_CODE (origin) != FUNCTION_DECL)
+	continue;
+      stack->safe_push ({ origin, locus });
+      locus = call;
+    }
+  stack->safe_push ({ current_function_decl, locus });
+  return true;
+}
+
+/* Whether the profile's name NAME_ID names function DECL.  */
+
+static bool
+names_decl (uint32_t name_id, tree decl)
+{
+  const char *want = sfdo_profile_str (sfdo_profile, name_id);
+  const char *name = IDENTIFIER_POINTER (DECL_ASSEMBLER_NAME (decl));
+
+  if (name[0] == '*')
+    name++;
+  return strcmp (want, name) == 0;
+}
+
+/* The profile of the callee DECL inlined into F at (OFFSET, DISC): the
+   callsite of that name with discriminator DISC, else 0, else any.
+   Failing a name, the only callsite at OFFSET: identical-code folding in
+   the profiled binary may have replaced the callee by a twin of another
+   name, whose body the profile then records there.  */
+
+static const struct sfdo_prof_func *
+callee_profile (const struct sfdo_prof_func *f, uint32_t offset,
+		uint32_t disc, tree decl)
+{
+  const struct sfdo_prof_func *zero = NULL, *any = NULL, *lone = NULL;
+  unsigned at_offset = 0;
+
+  for (size_t i = 0; i < f->ncallsites; i++)
+    {
+      const struct sfdo_prof_callsite *c = &f->callsites[i];
+      if (c->offset != offset)
+	continue;
+      at_offset++;
+      lone = c->callee;
+      if (!names_decl (c->callee->name, decl))
+	continue;
+      if (c->discriminator == disc)
+	return c->callee;
+      if (c->discriminator == 0)
+	zero = c->callee;
+      else if (!any)
+	any = c->callee;
+    }
+  if (zero || any)
+    return zero ? zero : any;
+  return at_offset == 1 ? lone : NULL;
+}
+
+const struct sfdo_prof_func *
+sfdo_innermost_profile (const struct sfdo_prof_func *f, gimple *stmt,
+			uint32_t *offset)
+{
+  auto_vec<sfdo_frame_loc, 8> stack;
+  int64_t off;
+
+  if (!inline_stack (stmt, &stack))
+    return NULL;
+  for (unsigned i = stack.length () - 1; i > 0 && f; i--)
+    {
+      off = sfdo_line_offset (stack[i].decl, stack[i].locus);
+      if (off < 0)
+	return NULL;
+      f = callee_profile (f, (uint32_t) off, 0, stack[i - 1].decl);
+    }
+  off = sfdo_line_offset (stack[0].decl, stack[0].locus);
+  if (off < 0)
+    return NULL;
+  *offset = (uint32_t) off;
+  return f;
+}
+
+/* The count F records at (OFFSET, DISC); failing an exact match, the
+   largest at OFFSET under any discriminator, since blocks may have been
+   numbered differently.  Return false if F has nothing at OFFSET.  */
+
+static bool
+line_count (const struct sfdo_prof_func *f, uint32_t offset, uint32_t disc,
+	    uint64_t *count)
+{
+  const struct sfdo_prof_line *l = sfdo_prof_func_find_line (f, offset, disc);
+  bool found = false;
+
+  if (l)
+    {
+      *count = l->count;
+      return true;
+    }
+  *count = 0;
+  for (size_t i = 0; i < f->nlines; i++)
+    if (f->lines[i].offset == offset)
+      {
+	found = true;
+	if (f->lines[i].count > *count)
+	  *count = f->lines[i].count;
+      }
+  return found;
+}
+
+bool
+sfdo_stmt_count (const struct sfdo_prof_func *f, gimple *stmt, unsigned disc,
+		 uint64_t *count)
+{
+  uint32_t off;
+
+  f = sfdo_innermost_profile (f, stmt, &off);
+  return f && line_count (f, off, disc, count);
+}
+
+const struct sfdo_prof_func *
+sfdo_inlined_callee_profile (const struct sfdo_prof_func *f, gimple *call,
+			     unsigned disc, tree callee)
+{
+  uint32_t off;
+
+  f = sfdo_innermost_profile (f, call, &off);
+  return f ? callee_profile (f, off, disc, callee) : NULL;
+}
+
+const struct sfdo_prof_values *
+sfdo_histogram_at (const struct sfdo_prof_func *f, gimple *stmt,
+		   unsigned disc, uint32_t kind)
+{
+  uint32_t off;
+  const struct sfdo_prof_func *g = sfdo_innermost_profile (f, stmt, &off);
+  const struct sfdo_prof_values *other = NULL;
+  unsigned others = 0;
+
+  /* Another discriminator's histogram belongs to another statement of
+     the line, unless it is the line's only one (blocks renumbered).  */
+  for (size_t i = 0; g && i < g->nvalues; i++)
+    if (g->values[i].offset == off && g->values[i].kind == kind)
+      {
+	if (g->values[i].discriminator == disc)
+	  return &g->values[i];
+	other = &g->values[i];
+	others++;
+      }
+  return others == 1 ? other : NULL;
+}

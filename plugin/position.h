@@ -1,0 +1,46 @@
+/* plugin/position.h - where a GIMPLE statement sits in an sfdo profile.
+
+   A statement's position is its inline stack: the chain of inlined
+   function scopes (BLOCKs) from the statement up to the function, each
+   giving the line of the call it was inlined at.  The profile nests
+   inlined callees at (line offset, discriminator) callsites the same way,
+   so the walk goes from the function's profile down through the
+   callsites to the innermost callee and reads the count at the
+   statement's line offset there.  Line offsets are relative to the
+   line of the function's declaration, as the converter computes them
+   from DW_AT_decl_line.  */
+
+#ifndef SFDO_PLUGIN_POSITION_H
+#define SFDO_PLUGIN_POSITION_H
+
+/* The line offset of LOCUS in function DECL, or -1 if it lies before the
+   declaration (then the profile cannot hold it).  */
+int64_t sfdo_line_offset (tree decl, location_t locus);
+
+/* The profile of STMT's innermost inline frame, following STMT's inline
+   stack from F (the current function's profile), and STMT's line offset
+   there in *OFFSET; NULL if the profile does not know the position.  */
+const struct sfdo_prof_func *
+sfdo_innermost_profile (const struct sfdo_prof_func *f, gimple *stmt,
+			uint32_t *offset);
+
+/* The count of STMT, in a block of discriminator DISC, from F (the
+   current function's profile); false if the profile does not know
+   STMT's position.  */
+bool sfdo_stmt_count (const struct sfdo_prof_func *f, gimple *stmt,
+		      unsigned disc, uint64_t *count);
+
+/* The profile the profiled binary recorded for CALLEE inlined at the call
+   statement CALL (in a block of discriminator DISC) of the current
+   function, whose profile is F; NULL if it has none.  */
+const struct sfdo_prof_func *
+sfdo_inlined_callee_profile (const struct sfdo_prof_func *f, gimple *call,
+			     unsigned disc, tree callee);
+
+/* The histogram of KIND at STMT's position (block discriminator DISC) in
+   F, the current function's profile; NULL if there is none.  */
+const struct sfdo_prof_values *
+sfdo_histogram_at (const struct sfdo_prof_func *f, gimple *stmt,
+		   unsigned disc, uint32_t kind);
+
+#endif

@@ -1,0 +1,130 @@
+/* plugin/samplefdo.h - what the samplefdo plugin's files share: its
+   options, the open profile, the statistics it reports, and the entry
+   point of each decision family.  Included after GCC's headers.
+
+   The plugin is organised by the decisions GCC makes from a profile:
+
+     samplefdo.cc  registration, arguments, the flags -fprofile-use sets
+     pass.cc       the pass that replaces GCC's "profile": matching
+		   functions with the profile and running the stages below
+     position.cc   where a statement sits in the profile (inline stack,
+		   line offset, discriminator)
+     annotate.cc   measured block counts, smoothed by minimum-cost flow
+     counts.cc     the count policy: quality, scale, real zeros, the
+		   program summary (profile_info), the consistency check
+     hotcold.cc    unlikely functions and cold blocks
+     inline.cc     call-site counts and early inline replay
+     loops.cc      trip-count estimates for peeling and unrolling
+     icall.cc      indirect and virtual call promotion
+     values.cc     division and string-operation specialisation
+
+   Each family can be turned off (-fplugin-arg-samplefdo-no-FAMILY) so a
+   benchmark can climb from plain counts to every decision.  */
+
+#ifndef SFDO_PLUGIN_SAMPLEFDO_H
+#define SFDO_PLUGIN_SAMPLEFDO_H
+
+struct sfdo_profile;
+struct sfdo_prof_func;
+
+/* The decision families that can be turned off one by one.  */
+enum sfdo_family
+{
+  SFDO_FAMILY_HOTCOLD,
+  SFDO_FAMILY_INLINE,
+  SFDO_FAMILY_LOOPS,
+  SFDO_FAMILY_ICALL,
+  SFDO_FAMILY_VALUES,
+  SFDO_NFAMILIES
+};
+
+/* The quality the counts are given to GCC with (counts.cc explains the
+   choice).  */
+enum sfdo_quality
+{
+  SFDO_QUALITY_AFDO,
+  SFDO_QUALITY_ADJUSTED,
+  SFDO_QUALITY_PRECISE
+};
+
+/* How a block's statements vote for its count.  */
+enum sfdo_block_vote
+{
+  SFDO_VOTE_MAX,
+  SFDO_VOTE_MEAN
+};
+
+struct sfdo_options
+{
+  const char *profile_path;
+  bool verbose;
+  enum sfdo_block_vote vote;
+  enum sfdo_quality quality;
+  bool family_off[SFDO_NFAMILIES];
+  /* Change nothing; dump GCC's own counts.  */
+  bool dump_only;
+  const char *dump_path;
+  FILE *dump;
+};
+
+extern struct sfdo_options sfdo_opts;
+
+/* The open profile; NULL until plugin_init has read it.  */
+extern struct sfdo_profile *sfdo_profile;
+
+/* The name used in messages.  */
+#define SFDO_PLUGIN_NAME "samplefdo"
+
+static inline bool
+sfdo_family_on (enum sfdo_family family)
+{
+  return !sfdo_opts.family_off[family];
+}
+
+/* The argument name of FAMILY ("hotcold", "inline", ...).  */
+const char *sfdo_family_name (enum sfdo_family family);
+
+/* What the plugin did in this translation unit, for verbose.  */
+struct sfdo_stats
+{
+  bool ran;
+  unsigned matched, unmatched;
+  uint64_t matched_total;
+  vec<char *> unmatched_names;
+  /* Matched functions whose profile does not fit their body, with the
+     share of their samples that fits, in percent.  */
+  vec<char *> stale_names;
+  vec<int> stale_fit;
+  vec<location_t> stale_locations;
+  unsigned blocks, known_blocks;
+  unsigned moved_inlinees;
+  unsigned zero_blocks, unlikely_functions;
+  unsigned replayed_inlines, call_counts_from_inlinees;
+  unsigned loop_estimates;
+  unsigned icall_histograms, value_histograms;
+  unsigned inconsistent_blocks;
+};
+
+extern struct sfdo_stats sfdo_stats;
+
+/* Report the profile error in ERR once, as a GCC error.  */
+void sfdo_report_profile_error (struct sfdo_error *err);
+
+/* Profiles this unit made for functions the profile had only inlined: a
+   lazily opened profile does not find what was added to it.  */
+typedef hash_map<tree, struct sfdo_prof_func *> sfdo_extra_map;
+
+/* The profile of function DECL: from EXTRA, else from the profile file
+   (by assembler name without GCC's clone suffixes; a file-local function
+   by name and main input file first).  NULL if it has none.  */
+struct sfdo_prof_func *sfdo_profile_of (tree decl, sfdo_extra_map *extra);
+
+/* The profile of DECL to add counts to, made empty (and kept in EXTRA)
+   if the profile has none.  */
+struct sfdo_prof_func *sfdo_profile_to_extend (tree decl,
+					       sfdo_extra_map *extra);
+
+/* Make the pass that replaces GCC's "profile".  */
+opt_pass *sfdo_make_pass (gcc::context *ctxt);
+
+#endif
