@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emulate.h"
 #include "events.h"
 #include "record.h"
 
@@ -13,6 +14,8 @@ static const char usage_text[] =
   "usage: sfdo-record [OPTION...] -- CMD [ARG...]\n"
   "       sfdo-record [OPTION...] -p PID[,PID...] [--duration SECONDS]\n"
   "       sfdo-record [OPTION...] -a --duration SECONDS\n"
+  "       sfdo-record --emulate [-c PERIOD] [-b] [--regs] -- CMD [ARG...]\n"
+  "       sfdo-record --emulate --stat [-o FILE] -- CMD [ARG...]\n"
   "       sfdo-record --list-events\n"
   "\n"
   "Samples user-space code with perf_event_open and writes a perf.data\n"
@@ -37,6 +40,16 @@ static const char usage_text[] =
   "  -a               sample every process on every CPU\n"
   "      --duration S stop after S seconds (with -p, -a, or a command)\n"
   "  -q               no messages but errors\n"
+  "      --emulate    no PMU needed: run CMD under Valgrind with sfdoemu, an\n"
+  "                   emulated PMU: retired instructions sampled every\n"
+  "                   PERIOD (-c, default 100003; jittered unless\n"
+  "                   --no-jitter), with -b the last 32 taken branches (LBR)\n"
+  "                   and with --regs the registers at each sample, exact,\n"
+  "                   per thread; several times slower than native.  The\n"
+  "                   file says it was emulated (event instructions:u:emulated)\n"
+  "      --stat       with --emulate: only count the command's retired\n"
+  "                   instructions and taken branches (to -o FILE, else\n"
+  "                   stderr); no perf.data\n"
   "      --list-events  the events this machine's PMUs offer\n"
   "  -h, --help       this text (--version: the version)\n"
   "\n"
@@ -45,7 +58,8 @@ static const char usage_text[] =
   "recording and still writes a complete file.  Exit status otherwise: 0,\n"
   "1 for a usage error, 2 when recording failed (no file is written).\n";
 
-enum { OPT_NO_JITTER = 256, OPT_REGS, OPT_DURATION, OPT_LIST, OPT_VERSION };
+enum { OPT_NO_JITTER = 256, OPT_REGS, OPT_DURATION, OPT_LIST, OPT_VERSION,
+       OPT_EMULATE, OPT_STAT };
 
 static int
 usage_error (const char *fmt, const char *arg)
@@ -84,6 +98,8 @@ parse_pids (char *arg, pid_t **pids, size_t *n)
 }
 
 /* Options into O; returns -1 to go on, else the exit status.  */
+static int emulate, stat_only;   /* --emulate, --stat */
+
 static int
 parse (int argc, char **argv, struct sfdo_rec_options *o,
        const char **events, size_t *nevents, pid_t **pids)
@@ -99,6 +115,8 @@ parse (int argc, char **argv, struct sfdo_rec_options *o,
     { "all-cpus", no_argument, NULL, 'a' },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, OPT_VERSION },
+    { "emulate", no_argument, NULL, OPT_EMULATE },
+    { "stat", no_argument, NULL, OPT_STAT },
     { NULL, 0, NULL, 0 }
   };
   int c;
@@ -139,6 +157,8 @@ parse (int argc, char **argv, struct sfdo_rec_options *o,
         if (*end || end == optarg || !(o->duration > 0))
           return usage_error ("--duration needs seconds, not '%s'", optarg);
         break;
+      case OPT_EMULATE: emulate = 1; break;
+      case OPT_STAT: stat_only = 1; break;
       case OPT_LIST: sfdo_rec_list_events (stdout); return 0;
       case 'h': fputs (usage_text, stdout); return 0;
       case OPT_VERSION: printf ("sfdo-record %s\n", SFDO_VERSION); return 0;
@@ -164,12 +184,25 @@ check_target (const struct sfdo_rec_options *o)
   return -1;
 }
 
+/* --emulate: the command under the emulated PMU (emulate.h).  */
+static int
+emulate_main (struct sfdo_rec_options *o, const char *default_output)
+{
+  const char *refusal = sfdo_rec_emulate_refusal (o, stat_only);
+  if (refusal)
+    return usage_error ("%s", refusal);
+  if (stat_only && o->output == default_output)
+    o->output = NULL;           /* the counts go to stderr */
+  return sfdo_rec_emulate (o, stat_only);
+}
+
 int
 main (int argc, char **argv)
 {
+  static const char default_output[] = "perf.data";
   struct sfdo_rec_options o;
   memset (&o, 0, sizeof o);
-  o.output = "perf.data";
+  o.output = default_output;
   o.jitter = 1;
   o.mmap_pages = 128;
   o.argc = argc;
@@ -183,7 +216,9 @@ main (int argc, char **argv)
       o.events = nevents ? events : NULL;
       o.pids = pids;
       o.command = optind < argc ? argv + optind : NULL;
-      status = check_target (&o);
+      status = emulate ? emulate_main (&o, default_output)
+                       : stat_only ? usage_error ("%s", "--stat needs --emulate")
+                                   : check_target (&o);
     }
   if (status < 0)
     status = sfdo_rec_run (&o);
