@@ -249,7 +249,8 @@ struct session {
 };
 
 /* A directory for this run: beside the output (its streams are about as
-   big as it), or in $TMPDIR when only counting.  */
+   big as it), or in $TMPDIR when only counting.  Absolute, as the client
+   may change directory before it execs another program under Valgrind.  */
 static int
 make_work_dir (struct session *ss)
 {
@@ -259,21 +260,27 @@ make_work_dir (struct session *ss)
   char *dir;
   if (slash)
     dir = sfdo_xstrndup (out, slash == out ? 1 : (size_t) (slash - out));
-  else if (out)
-    dir = sfdo_xstrndup (".", 1);
+  else if (out || !tmp || !*tmp)
+    dir = sfdo_xstrndup (out ? "." : "/tmp", out ? 1 : 4);
   else
-    dir = sfdo_xstrndup (tmp && *tmp ? tmp : "/tmp",
-                         strlen (tmp && *tmp ? tmp : "/tmp"));
-  ss->work = join (dir, ".sfdo-emulate.XXXXXX");
+    dir = sfdo_xstrndup (tmp, strlen (tmp));
+  char *work = join (dir, ".sfdo-emulate.XXXXXX");
   free (dir);
-  if (!mkdtemp (ss->work))
+  if (!mkdtemp (work))
     {
       fprintf (stderr, "sfdo-record: cannot make a directory %s for the"
-                       " emulator: %s\n", ss->work, strerror (errno));
-      free (ss->work);
-      ss->work = NULL;
+                       " emulator: %s\n", work, strerror (errno));
+      free (work);
       return 0;
     }
+  ss->work = realpath (work, NULL);
+  if (!ss->work)
+    {
+      rmdir (work);
+      free (work);
+      return 0;
+    }
+  free (work);
   ss->lib = join (ss->work, "lib");
   ss->raw = join (ss->work, "raw");
   return mkdir (ss->lib, 0700) == 0 && mkdir (ss->raw, 0700) == 0;
@@ -381,16 +388,19 @@ static int
 run (struct session *ss)
 {
   char **argv = launcher_argv (ss);
-  struct sigaction sa, old_int, old_term;
+  struct sigaction sa;
   memset (&sa, 0, sizeof sa);
   sa.sa_handler = on_stop;      /* no SA_RESTART: waitpid returns */
-  sigaction (SIGINT, &sa, &old_int);
-  sigaction (SIGTERM, &sa, &old_term);
+  sigaction (SIGINT, &sa, NULL);
+  sigaction (SIGTERM, &sa, NULL);
   ss->child = fork ();
   if (ss->child == 0)
     {
-      sigaction (SIGINT, &old_int, NULL);
-      sigaction (SIGTERM, &old_term, NULL);
+      /* Default, not what sfdo-record inherited: a shell starts
+         background commands with SIGINT ignored, and the command must
+         stop when sfdo-record passes a signal on.  */
+      signal (SIGINT, SIG_DFL);
+      signal (SIGTERM, SIG_DFL);
       setenv ("VALGRIND_LIB", ss->lib, 1);
       execv (ss->launcher, argv);
       fprintf (stderr, "sfdo-record: cannot run %s: %s\n", ss->launcher,
