@@ -20,7 +20,8 @@
 /* --- options ------------------------------------------------------------ */
 
 struct emu_options {
-  Long period;                  /* --period: instructions per sample */
+  Long period[SFDO_EMU_NEVENTS];  /* --insn-period, --branch-period: events
+                                     per sample, 0: not sampled */
   Bool jitter;                  /* --jitter: randomise each period */
   Long seed;                    /* --seed: the jitter's generator */
   Bool lbr;                     /* --lbr: 32 taken branches per sample */
@@ -41,6 +42,7 @@ extern struct emu_options emu_opt;
    swapped with a thread's saved copy when another thread runs.  */
 struct emu_live {
   Long left;                    /* instructions until the next sample */
+  Long branches_left;           /* taken branches until the next sample */
   ULong taken;                  /* taken branches so far; the ring's
                                    next slot is taken % EMU_RING */
   ULong ring[2 * EMU_RING];     /* (from, to) pairs */
@@ -66,6 +68,10 @@ void emu_sample_segment (const struct emu_seg *seg);
 /* Called before instruction IP when it is the one that will cross: keep
    the guest's registers for that sample.  */
 void emu_capture_regs (void *guest_state, Addr ip);
+/* Called when the taken branch at FROM took emu_live.branches_left to 0:
+   a taken-branch sample (with --regs, the _regs one).  */
+void emu_sample_branch (Addr from);
+void emu_sample_branch_regs (void *guest_state, Addr from);
 
 /* Threads (Valgrind's ThreadIds).  emu_threads_start: at start-up, once
    the options are known.  */
@@ -98,10 +104,11 @@ void emu_out_comm (Int pid, Int tid, const HChar *name);
 void emu_out_fork (Int pid, Int ppid, Int tid, Int ptid);
 void emu_out_exit (Int pid, Int ppid, Int tid, Int ptid, ULong instructions,
                    ULong taken, UInt flags);
-/* A sample of NB branches (from, to pairs) and NR registers.  */
-void emu_out_sample (Int pid, Int tid, ULong time, Addr ip, ULong period,
-                     const ULong *branches, UInt nb, const ULong *regs,
-                     UInt nr);
+/* A sample of event EV with NB branches (from, to pairs) and NR
+   registers.  */
+void emu_out_sample (Int pid, Int tid, UInt ev, ULong time, Addr ip,
+                     ULong period, const ULong *branches, UInt nb,
+                     const ULong *regs, UInt nr);
 /* Describe the mapping of code at ADDR unless already done.  */
 void emu_out_code_at (Addr addr);
 

@@ -29,11 +29,23 @@
 #define SFDO_EMU_F_REGS 2u
 #define SFDO_EMU_F_JITTER 4u
 
+/* The events a stream samples: retired instructions, every PERIOD of
+   them, and taken branches (calls, returns, jumps, taken conditional
+   branches: what the LBR records, Intel's BR_INST_RETIRED.NEAR_TAKEN),
+   every BRANCH_PERIOD; a period of 0: that event is not sampled.  The
+   LBR (SFDO_EMU_F_LBR) goes with the taken-branch samples when there are
+   some, else with the instruction samples; registers with both.  */
+enum sfdo_emu_event {
+  SFDO_EMU_EV_INSTRUCTIONS = 0,
+  SFDO_EMU_EV_TAKEN_BRANCHES = 1,
+  SFDO_EMU_NEVENTS = 2
+};
+
 struct sfdo_emu_header {
   char magic[8];
   uint32_t version;
   uint32_t flags;
-  uint64_t period;                     /* the base period */
+  uint64_t period[SFDO_EMU_NEVENTS];   /* the base periods, 0: none */
   uint32_t pid;
   uint32_t lbr_entries;                /* SFDO_EMU_LBR_ENTRIES */
   char valgrind_version[16];           /* the core the tool was built with */
@@ -100,11 +112,17 @@ struct sfdo_emu_sample {
   uint32_t pid, tid;
   uint64_t time;
   uint64_t ip;                         /* the sampled instruction */
-  uint64_t period;                     /* instructions it stands for */
-  uint32_t nr_branches;                /* 0..SFDO_EMU_LBR_ENTRIES */
-  uint32_t nr_regs;                    /* 0 or SFDO_EMU_NREGS */
+  uint64_t period;                     /* events it stands for */
+  uint32_t event;                      /* enum sfdo_emu_event */
+  uint16_t nr_branches;                /* 0..SFDO_EMU_LBR_ENTRIES */
+  uint16_t nr_regs;                    /* 0 or SFDO_EMU_NREGS */
   /* then nr_branches (from, to) pairs, newest first, and nr_regs
-     registers in perf's order: AX BX CX DX SI DI BP SP IP R8..R15 */
+     registers in perf's order: AX BX CX DX SI DI BP SP IP R8..R15.
+     An instruction sample is taken as its instruction is about to run:
+     its LBR holds the branches before it, its registers are those the
+     instruction reads.  A taken-branch sample is taken as the branch
+     retires: its LBR starts with that branch; its registers are those
+     after it.  */
 };
 
 #endif

@@ -269,10 +269,32 @@ branch_kind (IRJumpKind jk)
   return jk == Ijk_Boring || jk == Ijk_Call || jk == Ijk_Ret;
 }
 
+/* Count down to the next taken-branch sample by INC (an I64 temporary,
+   or IRTemp_INVALID for 1), and take it when due.  */
+static void
+branch_countdown (struct builder *b, IRTemp inc)
+{
+  IRTemp left = load64 (b, &emu_live.branches_left);
+  IRTemp after = assign (b, Ity_I64, IRExpr_Binop (Iop_Sub64, tmp (left),
+                                                   inc == IRTemp_INVALID
+                                                   ? u64 (1) : tmp (inc)));
+  store (b, at (&emu_live.branches_left), tmp (after));
+  IRTemp due = assign (b, Ity_I1, IRExpr_Binop (Iop_CmpLE64S, tmp (after),
+                                                u64 (0)));
+  if (emu_opt.regs)
+    call_if (b, due, "emu_sample_branch_regs", emu_sample_branch_regs,
+             mkIRExprVec_2 (IRExpr_GSPTR (), at ((void *) b->last_addr)),
+             True);
+  else
+    call_if (b, due, "emu_sample_branch", emu_sample_branch,
+             mkIRExprVec_1 (at ((void *) b->last_addr)), False);
+}
+
 /* Count a branch from the latest instruction to TO (an atom), taken when
-   GUARD (an I1 atom; NULL: always) holds, and with --lbr put it in the
-   ring.  The ring's slot is written whether or not the branch is taken:
-   only the position says what is in the LBR.  */
+   GUARD (an I1 atom; NULL: always), and with --lbr put it in the ring;
+   then the taken-branch sample, if due, sees it in the LBR.  The ring's
+   slot is written whether or not the branch is taken: only the position
+   says what is in the LBR.  */
 static void
 record_branch (struct builder *b, IRExpr *guard, IRExpr *to)
 {
@@ -292,11 +314,14 @@ record_branch (struct builder *b, IRExpr *guard, IRExpr *to)
       store (b, tmp (ea), u64 (b->last_addr));
       store (b, tmp (ea_to), to);
     }
-  IRExpr *inc = u64 (1);
-  if (guard)
-    inc = tmp (assign (b, Ity_I64, IRExpr_Unop (Iop_1Uto64, guard)));
-  IRTemp next = assign (b, Ity_I64, IRExpr_Binop (Iop_Add64, tmp (pos), inc));
+  IRTemp inc = guard ? assign (b, Ity_I64, IRExpr_Unop (Iop_1Uto64, guard))
+                     : IRTemp_INVALID;
+  IRTemp next = assign (b, Ity_I64, IRExpr_Binop (Iop_Add64, tmp (pos),
+                                                  inc == IRTemp_INVALID
+                                                  ? u64 (1) : tmp (inc)));
   store (b, at (&emu_live.taken), tmp (next));
+  if (emu_opt.period[SFDO_EMU_EV_TAKEN_BRANCHES])
+    branch_countdown (b, inc);
 }
 
 /* A side exit: the segment before it ends here; a branch when it jumps
@@ -307,7 +332,7 @@ side_exit (struct builder *b, IRStmt *st)
   close_segment (b);
   Addr dst = st->Ist.Exit.dst->Ico.U64;
   if (b->have_insn && branch_kind (st->Ist.Exit.jk) && taken_to (b, dst))
-    record_branch (b, st->Ist.Exit.guard, u64 (dst));
+    record_branch (b, deepCopyIRExpr (st->Ist.Exit.guard), u64 (dst));
   addStmtToIRSB (b->out, st);
 }
 
@@ -324,7 +349,7 @@ block_end (struct builder *b, const IRSB *in)
   if (jk == Ijk_Boring)
     taken = next->tag != Iex_Const || taken_to (b, next->Iex.Const.con->Ico.U64);
   if (taken)
-    record_branch (b, NULL, next);
+    record_branch (b, NULL, deepCopyIRExpr (next));
 }
 
 /* --- the instrumentation pass ----------------------------------------- */

@@ -74,7 +74,8 @@ emu_out_open (Int pid)
   h.flags = (emu_opt.lbr ? SFDO_EMU_F_LBR : 0)
             | (emu_opt.regs ? SFDO_EMU_F_REGS : 0)
             | (emu_opt.jitter ? SFDO_EMU_F_JITTER : 0);
-  h.period = (ULong) emu_opt.period;
+  for (UInt ev = 0; ev < SFDO_EMU_NEVENTS; ev++)
+    h.period[ev] = (ULong) emu_opt.period[ev];
   h.pid = (UInt) pid;
   h.lbr_entries = SFDO_EMU_LBR_ENTRIES;
   VG_(strncpy) (h.valgrind_version, SFDO_EMU_VALGRIND_VERSION, sizeof h.valgrind_version - 1);
@@ -153,7 +154,7 @@ emu_out_exit (Int pid, Int ppid, Int tid, Int ptid, ULong instructions,
 }
 
 void
-emu_out_sample (Int pid, Int tid, ULong time, Addr ip, ULong period,
+emu_out_sample (Int pid, Int tid, UInt ev, ULong time, Addr ip, ULong period,
                 const ULong *branches, UInt nb, const ULong *regs, UInt nr)
 {
   UInt size = sizeof (struct sfdo_emu_sample) + (2 * nb + nr) * 8;
@@ -163,8 +164,9 @@ emu_out_sample (Int pid, Int tid, ULong time, Addr ip, ULong period,
   s->time = time;
   s->ip = ip;
   s->period = period;
-  s->nr_branches = nb;
-  s->nr_regs = nr;
+  s->event = ev;
+  s->nr_branches = (UShort) nb;
+  s->nr_regs = (UShort) nr;
   ULong *tail = (ULong *) (s + 1);
   VG_(memcpy) (tail, branches, 2 * nb * sizeof *tail);
   if (nr)

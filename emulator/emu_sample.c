@@ -31,7 +31,7 @@ struct thread {
   Bool started;                 /* has run: its lwp is known */
   Int lwp, parent_lwp;
   struct emu_live saved;        /* its counters while another thread runs */
-  ULong period;                 /* the period in force */
+  ULong period[SFDO_EMU_NEVENTS];  /* the periods in force */
   ULong consumed;               /* instructions of the periods completed */
   ULong taken_base;             /* taken branches before it (a fork) */
   Bool have_regs;               /* regs hold the registers before regs_ip */
@@ -53,10 +53,15 @@ emu_now (void)
   return (ULong) ts.tv_sec * 1000000000ull + (ULong) ts.tv_nsec;
 }
 
+/* Never reached: an event that is not sampled still counts down.  */
+#define NEVER (1ull << 62)
+
 static ULong
-next_period (void)
+next_period (UInt ev)
 {
-  ULong base = (ULong) emu_opt.period;
+  ULong base = (ULong) emu_opt.period[ev];
+  if (!base)
+    return NEVER;
   return emu_opt.jitter ? sfdo_jitter_next (base, &rng) : base;
 }
 
@@ -75,11 +80,13 @@ emu_threads_start (void)
 static void
 restart (struct thread *t, struct emu_live *live)
 {
-  t->period = next_period ();
+  for (UInt ev = 0; ev < SFDO_EMU_NEVENTS; ev++)
+    t->period[ev] = next_period (ev);
   t->consumed = 0;
   t->taken_base = live->taken;
   t->have_regs = False;
-  live->left = (Long) t->period;
+  live->left = (Long) t->period[SFDO_EMU_EV_INSTRUCTIONS];
+  live->branches_left = (Long) t->period[SFDO_EMU_EV_TAKEN_BRANCHES];
 }
 
 static struct thread *
@@ -143,7 +150,8 @@ counts_of (ThreadId tid, ULong *insns, ULong *taken)
 {
   const struct thread *t = threads[tid];
   const struct emu_live *live = live_of (tid);
-  *insns = t->consumed + t->period - (ULong) live->left;
+  *insns = t->consumed + t->period[SFDO_EMU_EV_INSTRUCTIONS]
+           - (ULong) live->left;
   *taken = live->taken - t->taken_base;
 }
 
@@ -223,12 +231,16 @@ emu_threads_after_fork (ThreadId tid, Int parent_pid, Int parent_lwp)
 
 /* --- the helpers instrumented code calls ------------------------------- */
 
+/* Sample event EV of thread T at IP, with REGS (NULL: none).  The LBR
+   goes with taken-branch samples, or with instruction samples when
+   taken branches are not sampled.  */
 static void
-take_sample (struct thread *t, Addr ip)
+take_sample (struct thread *t, UInt ev, Addr ip, const ULong *regs)
 {
   ULong branches[2 * SFDO_EMU_LBR_ENTRIES];
   UInt nb = 0;
-  if (emu_opt.lbr)
+  if (emu_opt.lbr && (ev == SFDO_EMU_EV_TAKEN_BRANCHES
+                      || !emu_opt.period[SFDO_EMU_EV_TAKEN_BRANCHES]))
     {
       ULong since = emu_live.taken - t->taken_base;
       nb = since < SFDO_EMU_LBR_ENTRIES ? (UInt) since : SFDO_EMU_LBR_ENTRIES;
@@ -239,10 +251,8 @@ take_sample (struct thread *t, Addr ip)
           branches[2 * j + 1] = emu_live.ring[2 * slot + 1];
         }
     }
-  Bool regs = t->have_regs && t->regs_ip == ip;
-  t->have_regs = False;
-  emu_out_sample (pid, t->lwp, emu_now (), ip, t->period, branches, nb,
-                  regs ? t->regs : NULL, regs ? SFDO_EMU_NREGS : 0);
+  emu_out_sample (pid, t->lwp, ev, emu_now (), ip, t->period[ev], branches,
+                  nb, regs, regs ? SFDO_EMU_NREGS : 0);
 }
 
 void
@@ -251,6 +261,7 @@ emu_sample_segment (const struct emu_seg *seg)
   struct thread *t = running ? threads[running] : NULL;
   if (!t)
     return;
+  const UInt ev = SFDO_EMU_EV_INSTRUCTIONS;
   while (emu_live.left <= 0)
     {
       Long k = (Long) seg->n + emu_live.left - 1;  /* the one that crossed */
@@ -259,28 +270,66 @@ emu_sample_segment (const struct emu_seg *seg)
       Addr ip = seg->first;
       for (Long i = 0; i < k; i++)
         ip += seg->len[i];
-      take_sample (t, ip);
-      t->consumed += t->period;
-      t->period = next_period ();
-      emu_live.left += (Long) t->period;
+      Bool regs = t->have_regs && t->regs_ip == ip;
+      t->have_regs = False;
+      take_sample (t, ev, ip, regs ? t->regs : NULL);
+      t->consumed += t->period[ev];
+      t->period[ev] = next_period (ev);
+      emu_live.left += (Long) t->period[ev];
     }
 }
 
-void
-emu_capture_regs (void *guest_state, Addr ip)
+/* The general-purpose registers of GUEST_STATE, with IP, in perf's order
+   (perf_regs.h): AX BX CX DX SI DI BP SP IP R8..R15.  */
+static void
+gprs (const void *guest_state, Addr ip, ULong regs[SFDO_EMU_NREGS])
 {
   const VexGuestAMD64State *g = guest_state;
-  struct thread *t = running ? threads[running] : NULL;
-  if (!t)
-    return;
-  /* perf's order (perf_regs.h): AX BX CX DX SI DI BP SP IP R8..R15.  */
-  const ULong regs[SFDO_EMU_NREGS] = {
+  const ULong r[SFDO_EMU_NREGS] = {
     g->guest_RAX, g->guest_RBX, g->guest_RCX, g->guest_RDX, g->guest_RSI,
     g->guest_RDI, g->guest_RBP, g->guest_RSP, ip, g->guest_R8, g->guest_R9,
     g->guest_R10, g->guest_R11, g->guest_R12, g->guest_R13, g->guest_R14,
     g->guest_R15
   };
-  VG_(memcpy) (t->regs, regs, sizeof regs);
+  VG_(memcpy) (regs, r, sizeof r);
+}
+
+void
+emu_capture_regs (void *guest_state, Addr ip)
+{
+  struct thread *t = running ? threads[running] : NULL;
+  if (!t)
+    return;
+  gprs (guest_state, ip, t->regs);
   t->regs_ip = ip;
   t->have_regs = True;
+}
+
+static void
+branch_sample (Addr from, const ULong *regs)
+{
+  struct thread *t = running ? threads[running] : NULL;
+  if (!t)
+    return;
+  const UInt ev = SFDO_EMU_EV_TAKEN_BRANCHES;
+  while (emu_live.branches_left <= 0)
+    {
+      take_sample (t, ev, from, regs);
+      t->period[ev] = next_period (ev);
+      emu_live.branches_left += (Long) t->period[ev];
+    }
+}
+
+void
+emu_sample_branch (Addr from)
+{
+  branch_sample (from, NULL);
+}
+
+void
+emu_sample_branch_regs (void *guest_state, Addr from)
+{
+  ULong regs[SFDO_EMU_NREGS];
+  gprs (guest_state, from, regs);
+  branch_sample (from, regs);
 }

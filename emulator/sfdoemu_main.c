@@ -21,8 +21,8 @@
 #include "emu.h"
 
 struct emu_options emu_opt = {
-  .period = 100003, .jitter = True, .seed = 1, .lbr = False, .regs = False,
-  .out_dir = NULL
+  .period = { 100003, 0 }, .jitter = True, .seed = 1, .lbr = False,
+  .regs = False, .out_dir = NULL
 };
 
 /* What sfdo-record looks for in this file to check that the installed
@@ -35,7 +35,11 @@ __attribute__ ((used)) static const char built_for[]
 static Bool
 process_option (const HChar *arg)
 {
-  if VG_BINT_CLO (arg, "--period", emu_opt.period, 1, 1ll << 62) {}
+  if VG_BINT_CLO (arg, "--insn-period", emu_opt.period[SFDO_EMU_EV_INSTRUCTIONS],
+                  0, 1ll << 62) {}
+  else if VG_BINT_CLO (arg, "--branch-period",
+                       emu_opt.period[SFDO_EMU_EV_TAKEN_BRANCHES], 0,
+                       1ll << 62) {}
   else if VG_BOOL_CLO (arg, "--jitter", emu_opt.jitter) {}
   else if VG_BINT_CLO (arg, "--seed", emu_opt.seed, 0, 0x7fffffffffffffffll) {}
   else if VG_BOOL_CLO (arg, "--lbr", emu_opt.lbr) {}
@@ -51,10 +55,13 @@ print_usage (void)
 {
   VG_(printf) (
     "    --out-dir=DIR      write the raw stream into DIR/PID.N.raw [required]\n"
-    "    --period=N         sample every N retired instructions [100003]\n"
+    "    --insn-period=N    sample every N retired instructions, 0: never [100003]\n"
+    "    --branch-period=N  sample every N taken branches, 0: never [0]\n"
     "    --jitter=yes|no    randomise each period within N/16 [yes]\n"
     "    --seed=S           the jitter's generator [1]\n"
-    "    --lbr=yes|no       the last 32 taken branches at each sample [no]\n"
+    "    --lbr=yes|no       the last 32 taken branches at each taken-branch\n"
+    "                       sample (at each instruction sample if there are\n"
+    "                       none) [no]\n"
     "    --regs=yes|no      the general-purpose registers at each sample [no]\n"
     "    (sfdo-record --emulate runs this tool and writes a perf.data)\n");
 }

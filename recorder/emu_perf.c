@@ -30,6 +30,8 @@ struct merge {
   struct stream *s;
   size_t n;
   struct sfdo_perfdata_writer *w;   /* NULL: counting only */
+  int attr_of[SFDO_EMU_NEVENTS];    /* each event's attr, -1: none */
+  size_t nattrs;
   struct sfdo_emu_totals *t;
   struct sfdo_u64map threads;   /* pid << 32 | tid */
   struct sfdo_u64map pids;
@@ -89,6 +91,10 @@ advance (struct merge *m, struct stream *s)
 
 /* --- records into the perf.data ---------------------------------------- */
 
+/* The sample id of attr I (with several attrs, samples carry it).  */
+#define ATTR_ID(i) ((uint64_t) (i) + 1)
+
+/* The sample_id_all trailer of a record that is not a sample.  */
 static struct sfdo_perfdata_sample_id
 sample_id (uint32_t pid, uint32_t tid, uint64_t time)
 {
@@ -98,6 +104,7 @@ sample_id (uint32_t pid, uint32_t tid, uint64_t time)
   id.pid = pid;
   id.tid = tid;
   id.time = time;
+  id.id = ATTR_ID (0);
   return id;
 }
 
@@ -110,8 +117,10 @@ write_sample (struct merge *m, const struct sfdo_emu_record *rec,
   for (uint32_t i = 0; i < e->nr_branches; i++)
     br[i] = (struct sfdo_perfdata_branch) { rec->branches[2 * i],
                                             rec->branches[2 * i + 1], 0 };
+  int attr = m->attr_of[e->event];
   struct sfdo_perfdata_sample s;
   memset (&s, 0, sizeof s);
+  s.id = ATTR_ID (attr);
   s.ip = e->ip;
   s.pid = e->pid;
   s.tid = e->tid;
@@ -123,7 +132,7 @@ write_sample (struct merge *m, const struct sfdo_emu_record *rec,
                                : PERF_SAMPLE_REGS_ABI_NONE;
   s.regs_user.nregs = e->nr_regs;
   s.regs_user.regs = rec->regs;
-  return sfdo_perfdata_write_sample (m->w, 0, MISC_USER, &s, err);
+  return sfdo_perfdata_write_sample (m->w, (size_t) attr, MISC_USER, &s, err);
 }
 
 static enum sfdo_errc
@@ -212,28 +221,43 @@ merge_all (struct merge *m, struct sfdo_error *err)
 
 /* --- the file ------------------------------------------------------------ */
 
-/* The attr every stream's header agrees on.  */
+/* Every stream's header must agree (one recording's options).  */
 static enum sfdo_errc
-describe (struct merge *m, struct perf_event_attr *a, struct sfdo_error *err)
+same_options (const struct merge *m, struct sfdo_error *err)
 {
   const struct sfdo_emu_header *h = sfdo_emu_raw_header (m->s[0].raw);
   for (size_t i = 1; i < m->n; i++)
     {
       const struct sfdo_emu_header *o = sfdo_emu_raw_header (m->s[i].raw);
-      if (o->flags != h->flags || o->period != h->period)
+      if (o->flags != h->flags || memcmp (o->period, h->period,
+                                          sizeof h->period) != 0)
         return sfdo_error_set (err, SFDO_E_MALFORMED,
                                sfdo_emu_raw_path (m->s[i].raw), 0, 0, 0,
                                "recorded with other options than %s",
                                sfdo_emu_raw_path (m->s[0].raw));
     }
+  return SFDO_OK;
+}
+
+/* The attr of event EV as header H recorded it; NATTRS of them.  */
+static void
+event_attr (struct perf_event_attr *a, const struct sfdo_emu_header *h,
+            unsigned ev, size_t nattrs)
+{
   memset (a, 0, sizeof *a);
   a->size = sizeof *a;
-  a->type = PERF_TYPE_HARDWARE;
-  a->config = PERF_COUNT_HW_INSTRUCTIONS;
-  a->sample_period = h->period;
+  if (ev == SFDO_EMU_EV_INSTRUCTIONS)
+    a->type = PERF_TYPE_HARDWARE, a->config = PERF_COUNT_HW_INSTRUCTIONS;
+  else
+    a->type = PERF_TYPE_RAW, a->config = SFDO_EMU_TAKEN_BRANCHES_RAW;
+  a->sample_period = h->period[ev];
   a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME
                    | PERF_SAMPLE_PERIOD;
-  if (h->flags & SFDO_EMU_F_LBR)
+  if (nattrs > 1)
+    a->sample_type |= PERF_SAMPLE_IDENTIFIER;
+  int lbr_here = ev == SFDO_EMU_EV_TAKEN_BRANCHES
+                 || !h->period[SFDO_EMU_EV_TAKEN_BRANCHES];
+  if ((h->flags & SFDO_EMU_F_LBR) && lbr_here)
     {
       a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
       a->branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER;
@@ -247,7 +271,41 @@ describe (struct merge *m, struct perf_event_attr *a, struct sfdo_error *err)
   a->exclude_hv = 1;
   a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
   a->sample_id_all = 1;
-  return SFDO_OK;
+}
+
+/* One attr per sampled event, taken branches first (as the hardware
+   path's default set on Intel).  */
+static enum sfdo_errc
+describe (struct merge *m, struct sfdo_error *err)
+{
+  static const char *const names[SFDO_EMU_NEVENTS] = {
+    SFDO_EMU_EVENT_NAME, SFDO_EMU_BRANCH_EVENT_NAME
+  };
+  static const unsigned order[] = { SFDO_EMU_EV_TAKEN_BRANCHES,
+                                    SFDO_EMU_EV_INSTRUCTIONS };
+  const struct sfdo_emu_header *h = sfdo_emu_raw_header (m->s[0].raw);
+  m->nattrs = 0;
+  for (size_t k = 0; k < SFDO_EMU_NEVENTS; k++)
+    {
+      m->attr_of[order[k]] = h->period[order[k]] ? (int) m->nattrs : -1;
+      m->nattrs += h->period[order[k]] != 0;
+    }
+  if (!m->nattrs)
+    return sfdo_error_set (err, SFDO_E_MALFORMED, sfdo_emu_raw_path (m->s[0].raw),
+                           0, 0, 0, "the emulator sampled no event");
+  enum sfdo_errc rc = SFDO_OK;
+  for (size_t k = 0; !rc && k < SFDO_EMU_NEVENTS; k++)
+    {
+      int i = m->attr_of[order[k]];
+      if (i < 0)
+        continue;
+      struct perf_event_attr a;
+      event_attr (&a, h, order[k], m->nattrs);
+      uint64_t id = ATTR_ID (i);
+      rc = sfdo_perfdata_writer_add_attr (m->w, &a, sizeof a,
+                                          names[order[k]], &id, 1, err);
+    }
+  return rc;
 }
 
 /* The header features: the caller's command line, and a CPU description
@@ -269,13 +327,11 @@ static enum sfdo_errc
 write_file (struct merge *m, const struct sfdo_emu_convert *c,
             struct sfdo_error *err)
 {
-  struct perf_event_attr attr;
-  enum sfdo_errc rc = describe (m, &attr, err);
+  enum sfdo_errc rc = same_options (m, err);
   if (!rc)
     rc = sfdo_perfdata_writer_open (c->output, &m->w, err);
   if (!rc)
-    rc = sfdo_perfdata_writer_add_attr (m->w, &attr, sizeof attr,
-                                        SFDO_EMU_EVENT_NAME, NULL, 0, err);
+    rc = describe (m, err);
   if (!rc)
     {
       set_host (m, c);

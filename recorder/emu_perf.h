@@ -4,13 +4,16 @@
  * Every process image wrote its own stream, in time order, on one clock:
  * they are merged by time into one data section (so FORK, COMM and MMAP2
  * records come before the samples they explain, and a FINISHED_ROUND may
- * follow any record).  The file describes one event, retired user-space
- * instructions (PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS), named
- * "instructions:u:emulated", with PERF_SAMPLE_IP | TID | TIME | PERIOD,
- * and BRANCH_STACK (branch_sample_type ANY | USER, as Intel's LBR) and
- * REGS_USER (AX..R15 and IP) when the streams carry them.  The header's
- * CPUDESC says the PMU was emulated and by which Valgrind; CMDLINE is the
- * caller's.  */
+ * follow any record).  The file describes the events the streams
+ * sampled: taken branches (PERF_TYPE_RAW 0x20c4, Intel's encoding of
+ * BR_INST_RETIRED.NEAR_TAKEN; named "BR_INST_RETIRED:NEAR_TAKEN:u:emulated")
+ * and retired user-space instructions (PERF_TYPE_HARDWARE,
+ * PERF_COUNT_HW_INSTRUCTIONS; "instructions:u:emulated"), in that order,
+ * with PERF_SAMPLE_IP | TID | TIME | PERIOD (and IDENTIFIER when both),
+ * BRANCH_STACK (branch_sample_type ANY | USER, as Intel's LBR) on the
+ * event the streams gave the LBR, and REGS_USER (AX..R15 and IP) when they
+ * carry registers.  The header's CPUDESC says the PMU was emulated and by
+ * which Valgrind; CMDLINE is the caller's.  */
 #ifndef SFDO_RECORDER_EMU_PERF_H
 #define SFDO_RECORDER_EMU_PERF_H
 
@@ -20,6 +23,8 @@
 #include "../common/error.h"
 
 #define SFDO_EMU_EVENT_NAME "instructions:u:emulated"
+#define SFDO_EMU_BRANCH_EVENT_NAME "BR_INST_RETIRED:NEAR_TAKEN:u:emulated"
+#define SFDO_EMU_TAKEN_BRANCHES_RAW 0x20c4
 
 struct sfdo_emu_convert {
   const char *output;           /* the perf.data; NULL: count only */

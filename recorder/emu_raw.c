@@ -60,9 +60,9 @@ sfdo_emu_raw_open (const char *path, struct sfdo_emu_raw **out,
                          "raw stream version %u, expected %u (sfdoemu and"
                          " sfdo-record are from different builds)",
                          h->version, SFDO_EMU_VERSION);
-  else if (h->lbr_entries != SFDO_EMU_LBR_ENTRIES || !h->period)
-    rc = bad (r, SFDO_E_MALFORMED, 0, "header with an impossible period or"
-              " LBR depth", err);
+  else if (h->lbr_entries != SFDO_EMU_LBR_ENTRIES)
+    rc = bad (r, SFDO_E_MALFORMED, 0, "header with an impossible LBR depth",
+              err);
   if (rc)
     {
       sfdo_emu_raw_close (r);
@@ -149,7 +149,7 @@ decode (struct sfdo_emu_raw *r, struct sfdo_emu_record *rec)
         rec->time = s->time;
         rec->branches = (const uint64_t *) (s + 1);
         rec->regs = rec->branches + 2 * s->nr_branches;
-        return 1;
+        return s->event < SFDO_EMU_NEVENTS && r->header.period[s->event];
       }
     default:
       return 1;

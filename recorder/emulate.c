@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../common/xalloc.h"
+#include "../emulator/emu_format.h"
 #include "emu_perf.h"
 #include "emulate.h"
 
@@ -22,23 +23,56 @@
 
 /* --- what applies ---------------------------------------------------------- */
 
+/* The emulated event named NAME (enum sfdo_emu_event), or -1.  */
 static int
-is_instructions (const char *list)
+event_named (const char *name)
 {
-  static const char *const ok[] = { "instructions", "instructions:u",
-                                    SFDO_EMU_EVENT_NAME, NULL };
-  char *copy = sfdo_xstrndup (list, strlen (list)), *save = NULL;
-  int all = 1;
-  for (char *tok = strtok_r (copy, ",", &save); tok && all;
-       tok = strtok_r (NULL, ",", &save))
+  static const struct { const char *name; int ev; } names[] = {
+    { "instructions", SFDO_EMU_EV_INSTRUCTIONS },
+    { "instructions:u", SFDO_EMU_EV_INSTRUCTIONS },
+    { "INST_RETIRED:ANY_P", SFDO_EMU_EV_INSTRUCTIONS },
+    { "INST_RETIRED:ANY_P:u", SFDO_EMU_EV_INSTRUCTIONS },
+    { SFDO_EMU_EVENT_NAME, SFDO_EMU_EV_INSTRUCTIONS },
+    { "taken-branches", SFDO_EMU_EV_TAKEN_BRANCHES },
+    { "taken-branches:u", SFDO_EMU_EV_TAKEN_BRANCHES },
+    { "BR_INST_RETIRED:NEAR_TAKEN", SFDO_EMU_EV_TAKEN_BRANCHES },
+    { "BR_INST_RETIRED:NEAR_TAKEN:u", SFDO_EMU_EV_TAKEN_BRANCHES },
+    { SFDO_EMU_BRANCH_EVENT_NAME, SFDO_EMU_EV_TAKEN_BRANCHES },
+  };
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (strcmp (name, names[i].name) == 0)
+      return names[i].ev;
+  return -1;
+}
+
+/* Which events O samples into WANT[]: those -e names, else instructions
+   and, with -b, taken branches (the LBR's event, as the hardware path's
+   default on Intel).  0 if -e names one that cannot be emulated.  */
+static int
+pick_events (const struct sfdo_rec_options *o, int want[SFDO_EMU_NEVENTS])
+{
+  memset (want, 0, SFDO_EMU_NEVENTS * sizeof *want);
+  if (!o->events)
     {
-      int found = 0;
-      for (const char *const *n = ok; *n && !found; n++)
-        found = strcmp (tok, *n) == 0;
-      all = found;
+      want[SFDO_EMU_EV_INSTRUCTIONS] = 1;
+      want[SFDO_EMU_EV_TAKEN_BRANCHES] = o->branch_stack;
+      return 1;
     }
-  free (copy);
-  return all;
+  int ok = 1;
+  for (const char *const *e = o->events; *e && ok; e++)
+    {
+      char *copy = sfdo_xstrndup (*e, strlen (*e)), *save = NULL;
+      for (char *tok = strtok_r (copy, ",", &save); tok && ok;
+           tok = strtok_r (NULL, ",", &save))
+        {
+          int ev = event_named (tok);
+          ok = ev >= 0;
+          if (ok)
+            want[ev] = 1;
+        }
+      free (copy);
+    }
+  return ok;
 }
 
 const char *
@@ -62,13 +96,14 @@ sfdo_rec_emulate_refusal (const struct sfdo_rec_options *o, int stat)
   if (o->duration)
     return "--duration does not apply to --emulate; stop the command with"
            " SIGINT or SIGTERM (the file is still written)";
-  for (const char *const *e = o->events; e && *e; e++)
-    if (!is_instructions (*e))
-      return "--emulate emulates one event, retired instructions"
-             " (-e instructions); -b adds the LBR, --regs the registers";
-  if (stat && (o->branch_stack || o->regs || o->period))
+  int want[SFDO_EMU_NEVENTS];
+  if (!pick_events (o, want))
+    return "--emulate emulates retired instructions (-e instructions) and"
+           " taken branches (-e taken-branches, or BR_INST_RETIRED:NEAR_TAKEN);"
+           " -b adds the LBR, --regs the registers";
+  if (stat && (o->branch_stack || o->regs || o->period || o->events))
     return "--stat counts instructions and taken branches, it takes no"
-           " samples: -c, -b and --regs do not apply";
+           " samples: -e, -c, -b and --regs do not apply";
   return NULL;
 }
 
@@ -360,8 +395,15 @@ launcher_argv (const struct session *ss)
   char buf[PATH_MAX + 32];
   uint64_t seed = (uint64_t) time (NULL) * 0x9e3779b97f4a7c15ull
                   ^ (uint64_t) getpid ();
-  uint64_t period = ss->stat ? UINT64_C (1) << 62
-                    : o->period ? o->period : SFDO_EMU_DEFAULT_PERIOD;
+  int want[SFDO_EMU_NEVENTS];
+  pick_events (o, want);
+  uint64_t period[SFDO_EMU_NEVENTS] = {
+    o->period ? o->period : SFDO_EMU_DEFAULT_PERIOD,
+    o->period ? o->period : SFDO_EMU_DEFAULT_BRANCH_PERIOD
+  };
+  for (int ev = 0; ev < SFDO_EMU_NEVENTS; ev++)
+    if (!want[ev] || ss->stat)
+      period[ev] = 0;
 #define ARG(...) (snprintf (buf, sizeof buf, __VA_ARGS__), \
                   argv[k++] = sfdo_xstrndup (buf, strlen (buf)))
   ARG ("%s", ss->launcher);
@@ -371,7 +413,10 @@ launcher_argv (const struct session *ss)
   ARG ("--trace-children=yes");        /* follow exec, as perf does */
   ARG ("--vgdb=no");
   ARG ("--out-dir=%s", ss->raw);
-  ARG ("--period=%llu", (unsigned long long) period);
+  ARG ("--insn-period=%llu",
+       (unsigned long long) period[SFDO_EMU_EV_INSTRUCTIONS]);
+  ARG ("--branch-period=%llu",
+       (unsigned long long) period[SFDO_EMU_EV_TAKEN_BRANCHES]);
   ARG ("--jitter=%s", o->jitter && !ss->stat ? "yes" : "no");
   ARG ("--seed=%llu", (unsigned long long) (seed >> 1));
   ARG ("--lbr=%s", o->branch_stack ? "yes" : "no");
@@ -488,14 +533,29 @@ announce (const struct session *ss)
     fprintf (stderr, "sfdo-record: counting retired instructions and taken"
                      " branches under Valgrind %s (sfdoemu)\n", ss->version);
   else
-    fprintf (stderr, "sfdo-record: emulating the PMU under Valgrind %s"
-                     " (sfdoemu): retired instructions every %llu%s%s%s;"
-                     " the command runs several times slower\n", ss->version,
-             (unsigned long long) (o->period ? o->period
-                                             : SFDO_EMU_DEFAULT_PERIOD),
-             o->jitter ? " (jittered)" : "",
-             o->branch_stack ? ", the last 32 taken branches" : "",
-             o->regs ? ", the registers" : "");
+    {
+      int want[SFDO_EMU_NEVENTS];
+      pick_events (o, want);
+      char what[256] = "";
+      if (want[SFDO_EMU_EV_TAKEN_BRANCHES])
+        snprintf (what, sizeof what, "taken branches every %llu%s, ",
+                  (unsigned long long) (o->period ? o->period
+                                        : SFDO_EMU_DEFAULT_BRANCH_PERIOD),
+                  o->branch_stack ? " with the last 32 (LBR)" : "");
+      if (want[SFDO_EMU_EV_INSTRUCTIONS])
+        snprintf (what + strlen (what), sizeof what - strlen (what),
+                  "retired instructions every %llu%s, ",
+                  (unsigned long long) (o->period ? o->period
+                                        : SFDO_EMU_DEFAULT_PERIOD),
+                  o->branch_stack && !want[SFDO_EMU_EV_TAKEN_BRANCHES]
+                  ? " with the last 32 taken branches (LBR)" : "");
+      what[strlen (what) - 2] = 0;
+      fprintf (stderr, "sfdo-record: emulating the PMU under Valgrind %s"
+                       " (sfdoemu): %s%s%s; the command runs several times"
+                       " slower\n", ss->version, what,
+               o->regs ? ", registers at each sample" : "",
+               o->jitter ? " (periods jittered)" : "");
+    }
 }
 
 static void

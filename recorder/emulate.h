@@ -4,9 +4,13 @@
  *
  * The command runs under Valgrind with sfdoemu (emulator/), a tool that
  * counts every retired instruction and taken branch exactly and samples
- * every PERIOD instructions (jittered as the hardware path is), with the
- * last 32 taken branches (-b) and the general-purpose registers
- * (--regs) at each sample, per thread, following forks and execs.  A
+ * them (jittered as the hardware path is): retired instructions, and
+ * with -b taken branches carrying the last 32 taken branches (as the
+ * hardware path's default on Intel: a stack sampled on taken branches
+ * sees every branch alike, one sampled on instructions favours branches
+ * after long blocks); -e picks the events; --regs adds the
+ * general-purpose registers at each sample; per thread, following forks
+ * and execs.  A
  * Valgrind tool cannot link libc, so it writes a compact raw stream per
  * process image into a private directory (emulator/emu_format.h); when
  * the command has ended, sfdo-record merges the streams into a perf.data
@@ -20,9 +24,11 @@
 
 #include "record.h"
 
-/* Instructions per sample by default: about 3000 samples per second of
-   emulated run, each cheap to take.  */
+/* Events per sample by default: about 3000 instruction samples and as
+   many taken-branch samples per second of emulated run, each cheap to
+   take (about 5 instructions run per taken branch).  */
 #define SFDO_EMU_DEFAULT_PERIOD 100003
+#define SFDO_EMU_DEFAULT_BRANCH_PERIOD 20011
 
 /* Why O cannot be recorded with --emulate (a message for a usage error),
    or NULL.  STAT: only count (--stat).  */

@@ -4,14 +4,16 @@
 #
 # examples/demo.c (PIE: under Valgrind it loads elsewhere than natively,
 # so its samples map only through the emulator's own MMAP2 records),
-# recorded with -b --regs:
+# recorded with -b --regs (taken-branch samples with the LBR, instruction
+# samples, both with registers):
 #   (a) perf script (-F ip,brstack and -F ip,uregs), perf report and perf
 #       buildid-list read it without a warning; samples carry 32-entry
 #       branch stacks and the registers; demo's build-id is listed;
 #   (b) the header says the PMU was emulated: the command line, the CPU
-#       description, the event instructions:u:emulated with the real
-#       attr (hardware event, instructions; IP, TID, TIME, PERIOD,
-#       BRANCH_STACK, REGS_USER);
+#       description, the events BR_INST_RETIRED:NEAR_TAKEN:u:emulated and
+#       instructions:u:emulated with real attrs (raw 0x20c4 with
+#       BRANCH_STACK; hardware instructions; IP, TID, TIME, PERIOD,
+#       REGS_USER, IDENTIFIER);
 #   (c) sfdo-convert turns it into an LBR profile, and a recording
 #       without -b into an IP profile, every sample in demo mapped, demo's
 #       hot functions in both.
@@ -40,12 +42,13 @@ quiet() {   # quiet NAME CMD...: run CMD, its stdout into $T/NAME; no stderr
     "$@" >"$T/$name" 2>"$T/$name.err" || fail "$* failed: $(head -n 3 "$T/$name.err")"
     [[ ! -s $T/$name.err ]] || fail "$* warned: $(head -n 3 "$T/$name.err")"
 }
-quiet brstack perf script -i "$T/lbr.data" -F ip,brstack
+quiet brstack perf script -i "$T/lbr.data" -F event,ip,brstack
 quiet uregs perf script -i "$T/lbr.data" -F ip,uregs
 quiet report perf report --stdio -i "$T/lbr.data"
 quiet bids perf buildid-list -i "$T/lbr.data"
-awk 'NF != 33 { bad++ } END { exit bad > 0 }' <(tail -n +5 "$T/brstack") ||
-    fail "samples without a full 32-entry branch stack"
+awk '$1 == "BR_INST_RETIRED:NEAR_TAKEN:u:emulated:" { n++; if (NF != 34) bad++ }
+     END { exit !(n > 100 && !bad) }' <(tail -n +5 "$T/brstack") ||
+    fail "too few taken-branch samples, or some without a full 32-entry branch stack"
 grep -q 'AX:0x.*R15:0x' "$T/uregs" || fail "no registers in the samples"
 want=$(readelf -n "$T/demo" | sed -n 's/.*Build ID: //p')
 grep -q "^$want .*/demo\$" "$T/bids" || fail "perf buildid-list lacks demo's build-id $want"
@@ -56,12 +59,23 @@ grep -q 'crc32_update' "$T/report" || fail "perf report places no sample in crc3
 quiet header perf report --header-only -i "$T/lbr.data"
 grep -q '^# cmdline : .*sfdo-record --emulate' "$T/header" || fail "the command line is not in the header"
 grep -q '^# cpudesc : PMU emulated by sfdoemu (Valgrind' "$T/header" || fail "the CPU description does not say the PMU was emulated"
-grep '^# event : name = instructions:u:emulated,' "$T/header" >"$T/event" ||
-    fail "the event is not named instructions:u:emulated: $(grep '^# event' "$T/header")"
-for f in 'config = 0x1' 'sample_type = IP|TID|TIME|PERIOD|BRANCH_STACK|REGS_USER' \
-         'branch_sample_type = USER|ANY' 'sample_regs_user = 0xff01ff' 'exclude_kernel = 1'; do
-    grep -qF "$f" "$T/event" || fail "the event's attr lacks '$f': $(cat "$T/event")"
-done
+# has EVENT FIELD...: the header's EVENT has each attr FIELD.
+has() {
+    local event=$1 f
+    shift
+    grep "^# event : name = $event," "$T/header" >"$T/event" ||
+        fail "no event $event: $(grep '^# event' "$T/header")"
+    for f in "$@"; do
+        grep -qF "$f" "$T/event" || fail "$event's attr lacks '$f': $(cat "$T/event")"
+    done
+}
+has BR_INST_RETIRED:NEAR_TAKEN:u:emulated ', type = 4,' 'config = 0x20c4' \
+    'sample_type = IP|TID|TIME|PERIOD|BRANCH_STACK|REGS_USER|IDENTIFIER' \
+    'branch_sample_type = USER|ANY' 'sample_regs_user = 0xff01ff' 'exclude_kernel = 1'
+has instructions:u:emulated 'config = 0x1' 'sample_type = IP|TID|TIME|PERIOD|REGS_USER|IDENTIFIER' \
+    'sample_regs_user = 0xff01ff' 'exclude_kernel = 1'
+! grep '^# event : name = instructions' "$T/header" | grep -q ', type = ' ||
+    fail "the instructions event is not of type 0 (PERF_TYPE_HARDWARE)"
 
 # (c) sfdo-convert, LBR and IP.
 "$R" -q --emulate -c 20011 -o "$T/ip.data" -- "$T/demo" 3 >/dev/null 2>"$T/ip.err" ||

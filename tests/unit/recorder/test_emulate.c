@@ -36,6 +36,7 @@ put (struct stream *s, const void *p, size_t n)
   s->len += n;
 }
 
+/* A header; with the LBR, taken branches are sampled too (every 500).  */
 static void
 header (struct stream *s, uint32_t pid, uint32_t flags)
 {
@@ -44,7 +45,8 @@ header (struct stream *s, uint32_t pid, uint32_t flags)
   memcpy (h.magic, SFDO_EMU_MAGIC, 8);
   h.version = SFDO_EMU_VERSION;
   h.flags = flags;
-  h.period = 1000;
+  h.period[SFDO_EMU_EV_INSTRUCTIONS] = 1000;
+  h.period[SFDO_EMU_EV_TAKEN_BRANCHES] = flags & SFDO_EMU_F_LBR ? 500 : 0;
   h.pid = pid;
   h.lbr_entries = SFDO_EMU_LBR_ENTRIES;
   strcpy (h.valgrind_version, "3.19.0");
@@ -85,6 +87,8 @@ mmap_rec (struct stream *s, uint32_t pid, uint64_t time, uint64_t start,
   put (s, name8, n);
 }
 
+/* A sample: of taken branches when it has NB branches, else of
+   instructions.  */
 static void
 sample (struct stream *s, uint32_t pid, uint64_t time, uint64_t ip,
         uint32_t nb, uint32_t nr)
@@ -96,9 +100,10 @@ sample (struct stream *s, uint32_t pid, uint64_t time, uint64_t ip,
   e.pid = e.tid = pid;
   e.time = time;
   e.ip = ip;
-  e.period = 1000;
-  e.nr_branches = nb;
-  e.nr_regs = nr;
+  e.event = nb ? SFDO_EMU_EV_TAKEN_BRANCHES : SFDO_EMU_EV_INSTRUCTIONS;
+  e.period = nb ? 500 : 1000;
+  e.nr_branches = (uint16_t) nb;
+  e.nr_regs = (uint16_t) nr;
   put (s, &e, sizeof e);
   for (uint32_t i = 0; i < 2 * nb + nr; i++)
     {
@@ -245,6 +250,9 @@ test_bad_streams (void **state)
   ((struct sfdo_emu_sample *) (void *) (bad.buf + good))->nr_branches = 33;
   assert_int_equal (read_all (&bad, &off), SFDO_E_MALFORMED);
   assert_int_equal (off, good);
+  bad = s;                              /* an event not sampled */
+  ((struct sfdo_emu_sample *) (void *) (bad.buf + good))->event = 1;
+  assert_int_equal (read_all (&bad, &off), SFDO_E_MALFORMED);
   bad = s;                              /* a size that is not 8-aligned */
   ((struct sfdo_emu_rec *) (void *) (bad.buf + good))->size = 12;
   assert_int_equal (read_all (&bad, &off), SFDO_E_MALFORMED);
@@ -274,7 +282,7 @@ struct seen {
   uint32_t types[32];
   uint64_t times[32];
   size_t n;
-  const struct sfdo_perfdata_attr *attr;
+  const struct sfdo_perfdata_attr *branch_attr, *insn_attr;
   uint64_t branch_nr, nregs, regs_abi;
 };
 
@@ -286,13 +294,18 @@ note_record (const struct sfdo_perfdata_record *rec, void *ctx)
   s->types[s->n] = rec->type;
   s->times[s->n++] = rec->type == SFDO_PERFDATA_SAMPLE ? rec->u.sample.time
                                                        : rec->id.time;
-  if (rec->type == SFDO_PERFDATA_SAMPLE && rec->u.sample.branch_nr)
+  if (rec->type != SFDO_PERFDATA_SAMPLE)
+    return SFDO_PERFDATA_CB_OK;
+  if (rec->u.sample.branch_nr)
     {
+      s->branch_attr = rec->attr;
       s->branch_nr = rec->u.sample.branch_nr;
       s->nregs = rec->u.sample.regs_user.nregs;
       s->regs_abi = rec->u.sample.regs_user.abi;
       assert_int_equal (rec->u.sample.branches[1].to, 0x2000 + 16 * 3);
     }
+  else
+    s->insn_attr = rec->attr;
   return SFDO_PERFDATA_CB_OK;
 }
 
@@ -343,21 +356,31 @@ test_merge (void **state)
   assert_int_equal (t.incomplete, 0);
   assert_int_equal (t.problem.code, SFDO_OK);
 
+  /* Taken branches with the LBR first, then instructions.  */
   struct sfdo_perfdata *pd;
   assert_int_equal (sfdo_perfdata_open (out, &pd, &err), SFDO_OK);
-  assert_int_equal (sfdo_perfdata_nattrs (pd), 1);
-  const struct sfdo_perfdata_attr *a = sfdo_perfdata_attr (pd, 0);
-  assert_int_equal (a->type, PERF_TYPE_HARDWARE);
-  assert_int_equal (a->config, PERF_COUNT_HW_INSTRUCTIONS);
-  assert_int_equal (a->sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_TID
-                                    | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD
-                                    | PERF_SAMPLE_BRANCH_STACK
-                                    | PERF_SAMPLE_REGS_USER);
-  assert_string_equal (a->name, SFDO_EMU_EVENT_NAME);
+  assert_int_equal (sfdo_perfdata_nattrs (pd), 2);
+  const uint64_t common = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP
+                          | PERF_SAMPLE_TID | PERF_SAMPLE_TIME
+                          | PERF_SAMPLE_PERIOD | PERF_SAMPLE_REGS_USER;
+  const struct sfdo_perfdata_attr *br = sfdo_perfdata_attr (pd, 0);
+  assert_int_equal (br->type, PERF_TYPE_RAW);
+  assert_int_equal (br->config, SFDO_EMU_TAKEN_BRANCHES_RAW);
+  assert_int_equal (br->sample_period, 500);
+  assert_int_equal (br->sample_type, common | PERF_SAMPLE_BRANCH_STACK);
+  assert_string_equal (br->name, SFDO_EMU_BRANCH_EVENT_NAME);
+  const struct sfdo_perfdata_attr *in = sfdo_perfdata_attr (pd, 1);
+  assert_int_equal (in->type, PERF_TYPE_HARDWARE);
+  assert_int_equal (in->config, PERF_COUNT_HW_INSTRUCTIONS);
+  assert_int_equal (in->sample_period, 1000);
+  assert_int_equal (in->sample_type, common);
+  assert_string_equal (in->name, SFDO_EMU_EVENT_NAME);
   struct seen s;
   memset (&s, 0, sizeof s);
   assert_int_equal (sfdo_perfdata_foreach_record (pd, note_record, &s, &err),
                     SFDO_OK);
+  assert_ptr_equal (s.branch_attr, br);
+  assert_ptr_equal (s.insn_attr, in);
   /* comm 10, mmap 20, fork 25, samples 30 40 50, exits 60 80 (not the
      exec's at 70).  */
   static const uint32_t want[] = { SFDO_PERFDATA_COMM, SFDO_PERFDATA_MMAP2,
