@@ -36,11 +36,12 @@ expect 1 '-a does not apply to --emulate' --emulate -a -- true
 expect 1 '-g is not emulated' --emulate -g -- true
 expect 1 '-F does not apply to --emulate' --emulate -F 1000 -- true
 expect 1 '--duration does not apply' --emulate --duration 1 -- true
-expect 1 'emulates one event, retired instructions' --emulate -e cycles -- true
+expect 1 'emulates retired instructions .* and taken branches' --emulate -e cycles -- true
 expect 1 '--emulate needs a command' --emulate
-expect 1 '--stat counts .* -c, -b and --regs do not apply' --emulate --stat -b -- true
+expect 1 '--stat counts .* -e, -c, -b and --regs do not apply' --emulate --stat -b -- true
 expect 1 '--stat needs --emulate' --stat -- true
-"$R" -q --emulate -e instructions:u -c 100003 -- true || fail "-e instructions:u was refused"
+"$R" -q --emulate -e instructions:u,BR_INST_RETIRED:NEAR_TAKEN -c 100003 -- true ||
+    fail "-e instructions:u,BR_INST_RETIRED:NEAR_TAKEN was refused"
 rm -f "$T/perf.data"
 
 # (b)
