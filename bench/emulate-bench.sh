@@ -39,9 +39,10 @@ START=$(date +%s)
 
 gcc -std=gnu11 -O2 -g examples/demo.c -o "$W/demo"
 gcc -std=gnu11 -O2 -g tests/e2e/data/inlined.c -o "$W/inlined"
-tar cf - --sort=name --mtime=@0 --owner=0 --group=0 -C /usr/include c++ 2>/dev/null |
-    head -c 12000000 >"$W/input.tar"
-head -c 4000000 "$W/input.tar" >"$W/input4.tar"
+tar cf "$W/all.tar" --sort=name --mtime=@0 --owner=0 --group=0 -C /usr/include c++
+head -c 12000000 "$W/all.tar" >"$W/input.tar"
+head -c 4000000 "$W/all.tar" >"$W/input4.tar"
+rm "$W/all.tar"
 programs=(
     "demo|$W/demo 30"
     "inlined|$W/inlined x x x"
