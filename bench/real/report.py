@@ -110,6 +110,7 @@ def main():
     res = json.load(open(os.path.join(work, "results.json")))
     progs = [p for p in PROGS if p in res["programs"]]
     counts = read_counts(opts.get("counts"))
+    record = opts.get("record", "timer")
     if quick:
         print("  quick run: ratios to -O2 after one repetition (meaningless, a smoke test):")
         for p in progs:
@@ -155,7 +156,6 @@ def main():
         {"emu": " retired instructions, by the emulated PMU (`sfdo-record --emulate`: exact counts, under Valgrind)",
          "emu-lbr": " taken branches, each sample with the last 32 (LBR), by the emulated PMU (`sfdo-record --emulate -b`)"
          }.get(record, "")
-    record = opts.get("record", "timer")
     w(opts.get("title", "## Real programs"))
     w("")
     w(f"Written by `bench/real-bench.sh` on {now} (the run took {int(opts.get('elapsed', 0)) // 60} min).")
