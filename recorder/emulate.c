@@ -331,7 +331,7 @@ link_lib (struct session *ss)
     {
       char *from = join (ss->libexec, entries[i]), *to = join (ss->lib,
                                                                 entries[i]);
-      int ok = symlink (from, to) == 0 || errno == ENOENT;
+      int ok = symlink (from, to) == 0;
       free (from);
       free (to);
       if (!ok)
@@ -378,8 +378,9 @@ runnable (const char *cmd)
   if (strchr (cmd, '/'))
     return access (cmd, X_OK) == 0;
   char *p = on_path (cmd);
+  int found = p != NULL;
   free (p);
-  return p != NULL;
+  return found;
 }
 
 /* The launcher's command line (NULL-terminated, strings malloc'd).  */
