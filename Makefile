@@ -41,7 +41,7 @@ RECORD_SRC  := $(filter-out recorder/sfdo_record_main.c,$(wildcard recorder/*.c)
 LIB_SRC     := $(COMMON_SRC) $(PROFILE_SRC) $(PERFDATA_SRC) $(CONVERT_SRC) \
                $(SMOOTH_SRC) $(RECORD_SRC)
 LIB_HDR     := $(wildcard common/*.h profiles/*.h perfdata/*.h converter/*.h \
-                 smooth/*.h recorder/*.h)
+                 smooth/*.h recorder/*.h) emulator/emu_format.h
 # libpfm4 only for sfdo-record (and tests that link recorder/ objects).
 LDLIBS      := -ldw -lelf -lcapstone -lzstd -lpfm
 
@@ -97,6 +97,45 @@ $(PLUGIN): $(wildcard plugin/*.cc plugin/*.h) $(B)/libsfdo.a
 
 $(PLUGIN): $(wildcard smooth/*.h)
 
+# --- the emulated PMU: a Valgrind tool (emulator/README.md) ------------------
+# Built against the installed Valgrind's tool headers and static core
+# libraries (Debian: valgrind) when emulator/valgrind-probe.sh finds them,
+# all of one version; otherwise left out, saying why (sfdo-record
+# --emulate and its tests then say so too).
+EMU_PROBE := $(shell emulator/valgrind-probe.sh)
+EMU_TOOL  := $(B)/sfdoemu-amd64-linux
+EMU_NOTE  := $(B)/sfdoemu.not-built
+ifeq ($(firstword $(EMU_PROBE)),ok)
+EMU_VG_VERSION := $(word 2,$(EMU_PROBE))
+EMU_VG_INC     := $(word 3,$(EMU_PROBE))
+EMU_VG_LIBS    := $(addprefix $(word 4,$(EMU_PROBE))/,libcoregrind-amd64-linux.a \
+                                                     libvex-amd64-linux.a)
+EMU_VG_LOAD    := $(word 5,$(EMU_PROBE))
+# Valgrind's own tool flags (Makefile.all.am, Makefile.tool.am): no libc,
+# no builtins, a static executable loaded where the launcher expects it.
+EMU_CFLAGS := -O2 -g -std=gnu99 -m64 $(WARN) -fno-strict-aliasing -fno-builtin \
+              -fno-stack-protector -fomit-frame-pointer -fno-pie \
+              -isystem $(EMU_VG_INC) -DVGA_amd64=1 -DVGO_linux=1 \
+              -DVGP_amd64_linux=1 -DVGPV_amd64_linux_vanilla=1 \
+              -DSFDO_VERSION='"$(VERSION)"' \
+              -DSFDO_EMU_VALGRIND_VERSION='"$(EMU_VG_VERSION)"'
+EMU_LDFLAGS := -static -nodefaultlibs -nostartfiles -u _start -no-pie \
+               -Wl,--build-id=none -Wl,-Ttext-segment=$(EMU_VG_LOAD)
+
+$(EMU_TOOL): $(wildcard emulator/*.c emulator/*.h) recorder/jitter.h $(EMU_VG_LIBS)
+	@mkdir -p $(@D)
+	@rm -f $(EMU_NOTE)
+	$(CC) $(EMU_CFLAGS) $(filter %.c,$^) -o $@ $(EMU_LDFLAGS) $(EMU_VG_LIBS) -lgcc
+else
+.PHONY: $(EMU_TOOL)
+$(EMU_TOOL):
+	@mkdir -p $(@D)
+	@echo "$(EMU_PROBE)" > $(EMU_NOTE)
+	@echo "note: sfdoemu (sfdo-record --emulate) is not built: $(EMU_PROBE)"
+endif
+
+all: $(EMU_TOOL)
+
 # --- tests ----------------------------------------------------------------
 UNIT_HDR  := $(wildcard tests/unit/*/*.h)
 
@@ -135,10 +174,13 @@ install: all
 	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
 	install -m 755 $(PLUGIN) $(DESTDIR)$(PLUGIN_DIR)/samplefdo.so
 	install -m 644 plugin/sfdo.specs $(DESTDIR)$(SPECDIR)/sfdo.specs
+	if [ -f $(EMU_TOOL) ]; then \
+	  install -m 755 $(EMU_TOOL) $(DESTDIR)$(SPECDIR)/sfdoemu-amd64-linux; fi
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS)))
 	rm -f $(DESTDIR)$(PLUGIN_DIR)/samplefdo.so $(DESTDIR)$(SPECDIR)/sfdo.specs
+	rm -f $(DESTDIR)$(SPECDIR)/sfdoemu-amd64-linux
 
 clean:
 	rm -rf $(B)

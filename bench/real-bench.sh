@@ -2,7 +2,7 @@
 # bench/real-bench.sh - sfdo against instrumented PGO and GCC's AutoFDO on
 # real programs from Debian source packages (issue #5).
 #
-# Usage: bench/real-bench.sh [--quick]
+# Usage: bench/real-bench.sh [--quick | --report-only] [--record=MODE]
 #
 #   Fetches lua5.4, sqlite3, xz-utils and bzip2 with apt-get source
 #   (bench/real/fetch.sh), builds every variant of each from the same
@@ -16,6 +16,19 @@
 #             every variant builds and gives -O2's output (make check).
 #   --report-only  rewrite the section from the last full run's results
 #             (after a change to bench/real/report.py), measuring nothing.
+#   --record=MODE  how the profiles of sfdo (and of GCC's AutoFDO fed
+#             sfdo's export) are recorded on train: timer (the default:
+#             sfdo-record, or perf, on this machine's timer), emu
+#             (sfdo-record --emulate: retired instructions, exact), emu-lbr
+#             (sfdo-record --emulate -b: taken branches with the emulated
+#             LBR).  Each mode has its own work directory and its own
+#             section: "## Real programs", "## Real programs, profiles from
+#             the emulated PMU (instructions)" or "(LBR)".
+#
+#   Beside the wall-time ratios, every variant's ref run is counted once
+#   under sfdo-record --emulate --stat: instructions and taken branches,
+#   deterministic (they do not drift with the machine's load), when the
+#   emulator is built.
 #
 #   Everything goes under bench/work/real/ (git-ignored). Builds are cached
 #   per mode: they are redone only when the scripts in bench/real/, the
@@ -33,17 +46,25 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 MODE=full
 REPORT_ONLY=
-case ${1:-} in
-    --quick) MODE=quick ;;
-    --report-only) REPORT_ONLY=1 ;;
-    "") ;;
-    *) echo "usage: bench/real-bench.sh [--quick | --report-only]" >&2; exit 2 ;;
-esac
-(($# <= 1)) || { echo "usage: bench/real-bench.sh [--quick | --report-only]" >&2; exit 2; }
+RECORD=timer
+usage() { echo "usage: bench/real-bench.sh [--quick | --report-only] [--record=timer|emu|emu-lbr]" >&2; exit 2; }
+for arg in "$@"; do
+    case $arg in
+        --quick) MODE=quick ;;
+        --report-only) REPORT_ONLY=1 ;;
+        --record=timer|--record=emu|--record=emu-lbr) RECORD=${arg#--record=} ;;
+        *) usage ;;
+    esac
+done
 
 BUILD=$ROOT/build
 SRC=$ROOT/bench/work/real/src
 WORK=$ROOT/bench/work/real/$MODE
+SECTION="## Real programs"
+case $RECORD in
+    emu) WORK+=-emu; SECTION+=", profiles from the emulated PMU (instructions)" ;;
+    emu-lbr) WORK+=-emu-lbr; SECTION+=", profiles from the emulated PMU (LBR)" ;;
+esac
 JOBS=${SFDO_BENCH_REAL_JOBS:-2}
 if [[ $MODE == quick ]]; then REPS=1; else REPS=${SFDO_BENCH_REAL_REPS:-19}; fi
 read -r -a PROGS <<<"${SFDO_BENCH_REAL_PROGRAMS:-lua sqlite xz bzip2}"
@@ -63,9 +84,10 @@ write_section() {
     { read -r command; read -r recorder event period elapsed; } < "$info"
     python3 bench/real/report.py "$WORK" "$WORK/costs.tsv" "$WORK/overlap.tsv" \
         --command "$command" --recorder "$recorder" --event "$event" \
-        --period "$period" --elapsed "$elapsed" > "$WORK/section.md"
-    results_write_section "## Real programs" "$WORK/section.md"
-    echo "wrote the section \"## Real programs\" of bench/RESULTS.md"
+        --period "$period" --elapsed "$elapsed" --title "$SECTION" \
+        --record "$RECORD" --counts "$WORK/counts.tsv" > "$WORK/section.md"
+    results_write_section "$SECTION" "$WORK/section.md"
+    echo "wrote the section \"$SECTION\" of bench/RESULTS.md"
 }
 if [[ -n $REPORT_ONLY ]]; then write_section; exit 0; fi
 
@@ -90,6 +112,16 @@ read -r PERF_EVENT PERF_PERIOD <<<"$ev"
 TRAIN_PERIOD=$((PERF_PERIOD / 5))
 RECORDER=perf
 [[ -x $BUILD/sfdo-record ]] && RECORDER=sfdo-record
+EMULATOR=
+[[ -x $BUILD/sfdo-record && -e $BUILD/sfdoemu-amd64-linux ]] && EMULATOR=$BUILD/sfdo-record
+if [[ $RECORD != timer ]]; then
+    [[ -n $EMULATOR ]] || die "--record=$RECORD needs sfdo-record and sfdoemu built (make): $(cat "$BUILD/sfdoemu.not-built" 2>/dev/null)"
+    # Retired instructions (and with emu-lbr taken branches, with the
+    # LBR) every EMU_PERIOD of them on train.
+    RECORDER=sfdo-record
+    PERF_EVENT=$([[ $RECORD == emu ]] && echo instructions:u:emulated || echo BR_INST_RETIRED:NEAR_TAKEN:u:emulated)
+    TRAIN_PERIOD=${SFDO_BENCH_EMU_PERIOD:-20011}
+fi
 
 mkdir -p "$WORK"
 prepare_lua
@@ -168,7 +200,7 @@ ref_cmds() {
 
 # --- builds ---------------------------------------------------------------
 # The cache key: what the builds and profiles depend on.
-KEY=$( { cat bench/real/*.sh bench/real-bench.sh; echo "$PERF_EVENT $PERF_PERIOD $RECORDER";
+KEY=$( { cat bench/real/*.sh bench/real-bench.sh; echo "$PERF_EVENT $PERF_PERIOD $RECORDER $RECORD $TRAIN_PERIOD";
          cat "$BUILD/samplefdo.so" "$BUILD/sfdo-convert" "$BUILD/sfdo-profile";
          [[ -x $BUILD/sfdo-record ]] && cat "$BUILD/sfdo-record"; true; } | sha1sum | cut -c1-16)
 COSTS=$WORK/costs.tsv   # PROG<TAB>WHAT<TAB>VALUE
@@ -236,7 +268,10 @@ PY
 # record_cmd DATA CMD: the recorder's command line around the shell CMD.
 record_cmd() {
     local data=$1 cmd=$2
-    if [[ $RECORDER == sfdo-record ]]; then
+    if [[ $RECORD != timer ]]; then
+        printf '%q ' "$EMULATOR" -q --emulate $([[ $RECORD == emu-lbr ]] && echo -b) \
+            -c "$TRAIN_PERIOD" -o "$data" -- sh -c "$cmd"
+    elif [[ $RECORDER == sfdo-record ]]; then
         printf '%q ' "$BUILD/sfdo-record" -q -e "$PERF_EVENT" -c "$TRAIN_PERIOD" -g -o "$data" -- sh -c "$cmd"
     else
         printf '%q ' perf record -q --no-bpf-event -e "$PERF_EVENT" -c "$TRAIN_PERIOD" -g -o "$data" -- sh -c "$cmd"
@@ -265,10 +300,10 @@ profile_prog() {
     local cg_data=$pd/train.data
     if ! c=$(measure_cost create_gcov --binary="$o2" --profile="$cg_data" \
              --gcov="$pd/create_gcov.v1.afdo" -gcov_version=1 --use_lbr=false 2>/dev/null); then
-        [[ $RECORDER == sfdo-record ]] || die "$p: create_gcov failed"
+        [[ $RECORDER == sfdo-record* ]] || die "$p: create_gcov failed"
         # create_gcov cannot read what sfdo-record wrote: give it perf's
         say "  $p: create_gcov cannot read sfdo-record's file; recording again with perf for it"
-        RECORDER=perf eval "$(RECORDER=perf record_cmd "$pd/train.perf.data" "$(train_cmd "$p" "$o2")")" \
+        RECORD=timer RECORDER=perf eval "$(RECORD=timer RECORDER=perf record_cmd "$pd/train.perf.data" "$(train_cmd "$p" "$o2")")" \
             >/dev/null 2>>"$pd/record.err" || die "$p: perf record failed"
         cg_data=$pd/train.perf.data
         c=$(measure_cost create_gcov --binary="$o2" --profile="$cg_data" \
@@ -280,6 +315,8 @@ profile_prog() {
     afdo_v1_to_v2 "$pd/create_gcov.v1.afdo" "$pd/create_gcov.afdo"
     local n
     n=$(perf script -i "$pd/train.data" -F ip -G 2>/dev/null | wc -l)
+    [[ $RECORD == emu-lbr ]] &&
+        n="$(perf script -i "$pd/train.data" -F event -G 2>/dev/null | grep -c NEAR_TAKEN) with LBR, $n in all"
     printf '%s\tsamples\t%s\n' "$p" "$n" >> "$pd/cost"
     say "  profiled $p ($n samples, $(elapsed))"
 }
@@ -327,7 +364,10 @@ mkdir -p "$WORK/tmp"
 for p in "${PROGS[@]}"; do
     recs=(O2+perf)
     [[ $RECORDER == sfdo-record ]] && recs+=(O2+sfdo-record)
-    for v in O2 O2-again "${VARIANTS[@]:1}" "${recs[@]}"; do
+    # the emulator's overhead is bench/emulate-bench.sh's; here it would
+    # only lengthen every repetition
+    [[ $RECORD != timer ]] && recs=()
+    for v in O2 O2-again "${VARIANTS[@]:1}" ${recs[@]+"${recs[@]}"}; do
         case $v in
             O2-again) b=$WORK/build/$p/O2/$(prog_binary "$p").again
                       cp "$WORK/build/$p/O2/$(prog_binary "$p")" "$b" ;;
@@ -352,12 +392,39 @@ python3 bench/real/measure.py "$SPEC" "$REPS" "$WORK/runs" "$WORK/results.json" 
 say "== every variant's output on ref equals -O2's ($(elapsed))"
 
 cat "$WORK"/build/*/*/cost "$WORK"/prof/*/cost > "$COSTS" 2>/dev/null || true
+
+# --- deterministic counts: instructions and taken branches per ref run -----
+COUNTS=$WORK/counts.tsv   # PROG<TAB>VARIANT<TAB>INSTRUCTIONS<TAB>TAKEN
+: > "$COUNTS"
+if [[ -n $EMULATOR ]]; then
+    say "== counting instructions and taken branches of each variant's ref run (sfdo-record --emulate --stat, $(elapsed))"
+    counted=("${VARIANTS[@]}")
+    [[ $MODE == quick ]] && counted=(O2 sfdo)   # enough to show it works
+    for p in "${PROGS[@]}"; do
+        for v in "${counted[@]}"; do
+            b=$WORK/build/$p/$v/$(prog_binary "$p")
+            ins=0 tak=0
+            while IFS=$'\t' read -r _ cmd; do
+                # shellcheck disable=SC2086
+                "$EMULATOR" -q --emulate --stat -o "$WORK/tmp/counts" -- $cmd >/dev/null ||
+                    die "$p $v: counting $cmd under the emulator failed"
+                read -r i t < <(awk '$2 == "instructions:u" { i = $1 } $2 == "taken-branches:u" { t = $1 }
+                                     END { print i, t }' "$WORK/tmp/counts")
+                ins=$((ins + i)) tak=$((tak + t))
+            done < <(ref_cmds "$p" "$b")
+            printf '%s\t%s\t%s\t%s\n' "$p" "$v" "$ins" "$tak" >> "$COUNTS"
+        done
+    done
+else
+    say "== no deterministic counts: sfdoemu is not built ($(cat "$BUILD/sfdoemu.not-built" 2>/dev/null))"
+fi
+
 if [[ $MODE == quick ]]; then
-    python3 bench/real/report.py --quick "$WORK" "$COSTS" "$OVERLAP"
-    say "real-bench --quick: every variant of ${PROGS[*]} built and matched -O2's output ($(elapsed))"
+    python3 bench/real/report.py --quick "$WORK" "$COSTS" "$OVERLAP" --counts "$COUNTS"
+    say "real-bench --quick: every variant of ${PROGS[*]} built and matched -O2's output (profiles: $RECORD; $(elapsed))"
     exit 0
 fi
-{ echo "bench/real-bench.sh${SFDO_BENCH_REAL_REPS:+ (SFDO_BENCH_REAL_REPS=$SFDO_BENCH_REAL_REPS)}"
+{ echo "bench/real-bench.sh$([[ $RECORD != timer ]] && echo " --record=$RECORD")${SFDO_BENCH_REAL_REPS:+ (SFDO_BENCH_REAL_REPS=$SFDO_BENCH_REAL_REPS)}"
   echo "$RECORDER $PERF_EVENT $TRAIN_PERIOD $(( $(date +%s) - START ))"; } > "$WORK/run.info"
 write_section
 say "done ($(elapsed))"

@@ -13,8 +13,15 @@ echo "== plugin compile time (bench/plugin-compile-bench.sh)"
 bench/plugin-compile-bench.sh
 echo "== profile accuracy on the test programs (bench/overlap-bench.sh)"
 bench/overlap-bench.sh
-echo "== real programs against PGO and AutoFDO (bench/real-bench.sh)"
-bench/real-bench.sh
+echo "== the emulated PMU's cost (bench/emulate-bench.sh)"
+rc=0; bench/emulate-bench.sh || rc=$?
+((rc == 0 || rc == 77)) || exit "$rc"
+# SFDO_BENCH_REAL_RECORD: the profiles' recording modes, each its own
+# section (timer, emu, emu-lbr); the emulated ones need sfdoemu built.
+for record in ${SFDO_BENCH_REAL_RECORD:-timer}; do
+    echo "== real programs against PGO and AutoFDO (bench/real-bench.sh --record=$record)"
+    bench/real-bench.sh --record="$record"
+done
 echo "== which records of the AFDO export GCC applies (bench/afdo-applied-bench.sh)"
 bench/afdo-applied-bench.sh
 echo "== the LLVM export against clang's PGO on Lua (bench/llvm-bench.sh)"

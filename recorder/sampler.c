@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../common/xalloc.h"
+#include "jitter.h"
 #include "sampler.h"
 
 #define WAKEUP_EVENTS 64        /* samples per wakeup: the jitter window */
@@ -82,15 +83,7 @@ sfdo_rec_prepare_attr (struct perf_event_attr *a,
 uint64_t
 sfdo_rec_jitter (uint64_t base, uint64_t *state)
 {
-  uint64_t x = *state;
-  x ^= x << 13;
-  x ^= x >> 7;
-  x ^= x << 17;
-  *state = x;
-  uint64_t span = base / 16;
-  if (!span)
-    return base;
-  return base - span + x % (2 * span + 1);
+  return sfdo_jitter_next (base, state);
 }
 
 /* The online CPUs, from /sys (a list such as "0-3,6").  */

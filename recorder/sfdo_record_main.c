@@ -10,6 +10,7 @@
 
 #include "../common/outfile.h"
 
+#include "emulate.h"
 #include "events.h"
 #include "record.h"
 
@@ -17,6 +18,8 @@ static const char usage_text[] =
   "usage: sfdo-record [OPTION...] -- CMD [ARG...]\n"
   "       sfdo-record [OPTION...] -p PID[,PID...] [--duration SECONDS]\n"
   "       sfdo-record [OPTION...] -a --duration SECONDS\n"
+  "       sfdo-record --emulate [-e EVENTS] [-c PERIOD] [-b] [--regs] -- CMD [ARG...]\n"
+  "       sfdo-record --emulate --stat [-o FILE] -- CMD [ARG...]\n"
   "       sfdo-record --list-events\n"
   "\n"
   "Samples user-space code with perf_event_open and writes a perf.data\n"
@@ -44,6 +47,18 @@ static const char usage_text[] =
   "  -a               sample every process on every CPU\n"
   "      --duration S stop after S seconds (with -p, -a, or a command)\n"
   "  -q               no messages but errors\n"
+  "      --emulate    no PMU needed: run CMD under Valgrind with sfdoemu, an\n"
+  "                   emulated PMU, exact, per thread: retired instructions\n"
+  "                   sampled every -c PERIOD (default 100003), and with -b\n"
+  "                   taken branches (default every 20011) carrying the last\n"
+  "                   32 taken branches (LBR); --regs adds the registers;\n"
+  "                   -e instructions,taken-branches picks the events.\n"
+  "                   Periods jittered unless --no-jitter.  Several times\n"
+  "                   slower than native; the events are named\n"
+  "                   ...:u:emulated.  -p, -a, -g, -F do not apply\n"
+  "      --stat       with --emulate: only count the command's retired\n"
+  "                   instructions and taken branches (to -o FILE, else\n"
+  "                   stderr); no perf.data\n"
   "      --list-events  the events this machine's PMUs offer\n"
   "  -h, --help       this text (--version: the version)\n"
   "\n"
@@ -55,7 +70,8 @@ static const char usage_text[] =
   "given twice with different values, or two that exclude each other, is\n"
   "a usage error.\n";
 
-enum { OPT_NO_JITTER = 256, OPT_REGS, OPT_DURATION, OPT_LIST, OPT_VERSION };
+enum { OPT_NO_JITTER = 256, OPT_REGS, OPT_DURATION, OPT_LIST, OPT_VERSION,
+       OPT_EMULATE, OPT_STAT };
 
 static int
 usage_error (const char *fmt, const char *arg)
@@ -167,6 +183,8 @@ parse_frequency (const char *arg, uint64_t *freq)
 }
 
 /* Options into O; returns -1 to go on, else the exit status.  */
+static int emulate, stat_only;   /* --emulate, --stat */
+
 static int
 parse (int argc, char **argv, struct sfdo_rec_options *o,
        const char **events, size_t *nevents, pid_t **pids)
@@ -182,6 +200,8 @@ parse (int argc, char **argv, struct sfdo_rec_options *o,
     { "all-cpus", no_argument, NULL, 'a' },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, OPT_VERSION },
+    { "emulate", no_argument, NULL, OPT_EMULATE },
+    { "stat", no_argument, NULL, OPT_STAT },
     { NULL, 0, NULL, 0 }
   };
   int c, rc;
@@ -232,6 +252,8 @@ parse (int argc, char **argv, struct sfdo_rec_options *o,
               && (*end || end == optarg || !(o->duration > 0)))
             rc = usage_error ("--duration needs seconds, not '%s'", optarg);
           break;
+        case OPT_EMULATE: emulate = 1; break;
+        case OPT_STAT: stat_only = 1; break;
         case OPT_LIST: sfdo_rec_list_events (stdout); return 0;
         case 'h': fputs (usage_text, stdout); return 0;
         case OPT_VERSION: printf ("sfdo-record %s\n", SFDO_VERSION); return 0;
@@ -334,12 +356,25 @@ report (const struct sfdo_rec_options *o, const struct sfdo_rec_result *r)
              " helps\n", (unsigned long long) r->lost);
 }
 
+/* --emulate: the command under the emulated PMU (emulate.h).  */
+static int
+emulate_main (struct sfdo_rec_options *o, const char *default_output)
+{
+  const char *refusal = sfdo_rec_emulate_refusal (o, stat_only);
+  if (refusal)
+    return usage_error ("%s", refusal);
+  if (stat_only && o->output == default_output)
+    o->output = NULL;           /* the counts go to stderr */
+  return sfdo_rec_emulate (o, stat_only);
+}
+
 int
 main (int argc, char **argv)
 {
+  static const char default_output[] = "perf.data";
   struct sfdo_rec_options o;
   memset (&o, 0, sizeof o);
-  o.output = "perf.data";
+  o.output = default_output;
   o.jitter = 1;
   o.mmap_pages = 128;
   o.argc = argc;
@@ -354,7 +389,9 @@ main (int argc, char **argv)
       o.pids = pids;
       o.command = optind < argc ? argv + optind : NULL;
       o.note = o.quiet ? NULL : print_note;
-      status = check_target (&o);
+      status = emulate ? emulate_main (&o, default_output)
+                       : stat_only ? usage_error ("%s", "--stat needs --emulate")
+                                   : check_target (&o);
     }
   if (status < 0)
     {

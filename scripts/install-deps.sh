@@ -36,7 +36,9 @@ readonly DEFAULT_PACKAGES=(
     autofdo                   # create_gcov, dump_gcov: a reference to compare with
     python3                   # scripts/count-overlap.py and e2e checks
     tcl dpkg-dev              # bench/real: the SQLite amalgamation, dpkg-source
-    valgrind                  # e2e: readers of bad input run under memcheck
+    valgrind pkg-config       # sfdoemu, the emulated PMU (tool headers, static
+                              # core libraries); callgrind for its tests;
+                              # memcheck runs readers of bad input
 )
 
 die() {

@@ -4,9 +4,12 @@
 #
 # Usage: scripts/measure-overlap.sh WORKDIR NAME SOURCE.c [ARG...]
 #
-#   Builds SOURCE.c at -O2 -g, records `./NAME ARG...` with perf at a fixed
-#   period, converts the samples with sfdo-convert, and compiles again with
-#   the plugin dumping its final counts.  The reference is the same source
+#   Builds SOURCE.c at -O2 -g, records `./NAME ARG...` (SFDO_RECORD_MODE:
+#   timer, perf record at a fixed period; emu, sfdo-record --emulate's
+#   retired-instruction samples; emu-lbr, the same with the emulated LBR;
+#   emu-lbr-regs, with registers too), converts the samples with
+#   sfdo-convert, and compiles again with the plugin dumping its final
+#   counts.  The reference is the same source
 #   built -fprofile-generate, run with the same arguments, then compiled
 #   -fprofile-use -fno-vpt with the plugin in dump-only mode: GCC's
 #   instrumented counts on the same CFG (-fno-vpt keeps the value-profile
@@ -18,8 +21,10 @@
 #   its share; see scripts/count-overlap.py), GCC's static estimate's
 #   overlap, and the samples used.  Work files stay in WORKDIR.
 #
-# Environment: PERF_EVENT, PERF_PERIOD (default: what scripts/perf-event.sh
-#   picks), SFDO_BUILD (default build/), CC (default gcc).
+# Environment: SFDO_RECORD_MODE (default timer); PERF_EVENT, PERF_PERIOD
+#   (timer; default: what scripts/perf-event.sh picks); SFDO_EMU_PERIOD
+#   (emu*: instructions per sample, default 100003); SFDO_BUILD (default
+#   build/), CC (default gcc).
 #
 # Exit status: 0 measured; 1 a step failed (its message on stderr); 2 usage.
 
@@ -35,9 +40,19 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${SFDO_BUILD:-$root/build}
 cc=${CC:-gcc}
 plugin=(-fplugin="$build/samplefdo.so")
-if [[ -z ${PERF_EVENT:-} || -z ${PERF_PERIOD:-} ]]; then
-    read -r PERF_EVENT PERF_PERIOD < <("$root/scripts/perf-event.sh" 2>/dev/null)
-fi
+mode=${SFDO_RECORD_MODE:-timer}
+emu_period=${SFDO_EMU_PERIOD:-100003}
+case $mode in
+    timer)
+        if [[ -z ${PERF_EVENT:-} || -z ${PERF_PERIOD:-} ]]; then
+            read -r PERF_EVENT PERF_PERIOD < <("$root/scripts/perf-event.sh" 2>/dev/null)
+        fi ;;
+    emu) emu_flags=() ;;
+    emu-lbr) emu_flags=(-b) ;;
+    emu-lbr-regs) emu_flags=(-b --regs) ;;
+    *) echo "measure-overlap: SFDO_RECORD_MODE=$mode: not timer, emu, emu-lbr or emu-lbr-regs" >&2
+       exit 2 ;;
+esac
 
 die() {
     printf 'measure-overlap: %s: %s\n' "$name" "$*" >&2
@@ -48,9 +63,14 @@ mkdir -p "$work"
 cd "$work"
 rm -f ./*.gcda "$name".{ref,sfdo,static}.dump
 "$cc" -std=gnu11 -O2 -g "$src" -o "$name" || die "the -O2 build failed"
-perf record -q --no-bpf-event -e "$PERF_EVENT" -c "$PERF_PERIOD" \
-    -o "$name.data" -- "./$name" "$@" >/dev/null 2>"$name.perf.err" ||
-    die "perf record failed: $(head -n 3 "$name.perf.err")"
+case $mode in
+    timer) perf record -q --no-bpf-event -e "$PERF_EVENT" -c "$PERF_PERIOD" \
+               -o "$name.data" -- "./$name" "$@" >/dev/null 2>"$name.perf.err" ||
+               die "perf record failed: $(head -n 3 "$name.perf.err")" ;;
+    emu*) "$build/sfdo-record" -q --emulate -c "$emu_period" "${emu_flags[@]}" \
+              -o "$name.data" -- "./$name" "$@" >/dev/null 2>"$name.perf.err" ||
+              die "sfdo-record --emulate failed: $(head -n 3 "$name.perf.err")" ;;
+esac
 "$build/sfdo-convert" -q --stats "$name.data" "$name" -o "$name.prof" \
     2>"$name.convert.err" || die "sfdo-convert failed: $(cat "$name.convert.err")"
 samples=$(sed -n 's/^sfdo-convert: [0-9]* samples: \([0-9]*\) used.*/\1/p' "$name.convert.err")

@@ -2,8 +2,13 @@
 """report.py - the "## Real programs" section of bench/RESULTS.md.
 
 Usage: report.py WORK COSTS.tsv OVERLAP.tsv [--command C] [--recorder R]
-                 [--event E] [--period P] [--elapsed S]
-       report.py --quick WORK COSTS.tsv OVERLAP.tsv   (a one-line summary)
+                 [--event E] [--period P] [--elapsed S] [--title T]
+                 [--record timer|emu|emu-lbr] [--counts COUNTS.tsv]
+       report.py --quick WORK COSTS.tsv OVERLAP.tsv [--counts COUNTS.tsv]
+                 (a short summary)
+
+COUNTS.tsv (PROG, VARIANT, instructions, taken branches per ref run, as
+sfdo-record --emulate --stat counts them) adds the deterministic table.
 
 Reads WORK/results.json (bench/real/measure.py), the costs and overlaps the
 driver collected, and prints Markdown on standard output. The analysis is
@@ -46,6 +51,46 @@ def gain(r):        # speedup - 1 from a time ratio variant/O2
     return 1.0 / r - 1.0
 
 
+def read_counts(path):
+    """(prog, variant) -> (instructions, taken branches), from COUNTS.tsv."""
+    counts = {}
+    if path and os.path.exists(path):
+        for line in open(path):
+            f = line.rstrip("\n").split("\t")
+            if len(f) == 4:
+                counts[(f[0], f[1])] = (int(f[2]), int(f[3]))
+    return counts
+
+
+def counts_table(w, progs, counts):
+    """The deterministic counts: each variant's ratio to -O2, and PGO's
+    reduction captured."""
+    w("### Instructions and taken branches per ref run: ratio to -O2 (deterministic)")
+    w("")
+    if not counts:
+        w("Not counted: the emulated PMU (sfdoemu) was not built on this machine.")
+        w("")
+        return
+    w("Each variant's ref run counted once under `sfdo-record --emulate --stat` (user-space instructions "
+      "retired and taken branches: calls, returns, jumps, taken conditional branches; every process of the run, "
+      "libraries included). Unlike time, these do not drift with the machine's load, so differences of a fraction "
+      "of a percent are real; they are not time (a cache miss costs no instruction).")
+    w("")
+    vs = ["O2"] + VARS[1:]
+    w("| program | -O2: instructions, taken branches | " + " | ".join(VNAME[v] for v in VARS[1:]) + " |")
+    w("|---|---:|" + "---:|" * (len(vs) - 1))
+    for p in progs:
+        if (p, "O2") not in counts:
+            continue
+        i0, t0 = counts[(p, "O2")]
+        row = [f"{i0:,}, {t0:,}"]
+        for v in VARS[1:]:
+            c = counts.get((p, v))
+            row.append(f"{c[0] / i0:.3f}, {c[1] / t0:.3f}" if c else "–")
+        w(f"| {PROGS[p]} | " + " | ".join(row) + " |")
+    w("")
+
+
 def main():
     args = sys.argv[1:]
     quick = "--quick" in args
@@ -64,11 +109,17 @@ def main():
     work, costs_f, overlap_f = pos
     res = json.load(open(os.path.join(work, "results.json")))
     progs = [p for p in PROGS if p in res["programs"]]
+    counts = read_counts(opts.get("counts"))
+    record = opts.get("record", "timer")
     if quick:
         print("  quick run: ratios to -O2 after one repetition (meaningless, a smoke test):")
         for p in progs:
             v = res["programs"][p]["variants"]
             print("   ", p, " ".join(f"{k}={v[k]['ratio_time'][0]:.2f}" for k in v if k != "O2"))
+        if counts:
+            print("  instructions and taken branches per ref run (emulated, deterministic):")
+            for (p, v), (i, t) in counts.items():
+                print(f"    {p} {v}: {i} instructions, {t} taken branches")
         return
     costs = {}
     for line in open(costs_f):
@@ -101,15 +152,19 @@ def main():
     pmu = ("hardware PMU present" if has_pmu else "**no hardware PMU** (no `cpu` PMU in /sys/bus/event_source/devices)") + \
         ("; `perf stat -e cycles:u` counts" if cyc else "; `perf stat -e cycles:u` says `<not supported>`, so cycles are not reported") + \
         f"; profiles sampled on `{opts.get('event')}` every {opts.get('period')}" + \
-        (" ns (a timer, no LBR)" if opts.get("event", "").startswith(("cpu-clock", "task-clock")) else "")
-    w("## Real programs")
+        (" ns (a timer, no LBR)" if opts.get("event", "").startswith(("cpu-clock", "task-clock")) else "") + \
+        {"emu": " retired instructions, by the emulated PMU (`sfdo-record --emulate`: exact counts, under Valgrind)",
+         "emu-lbr": " taken branches, each sample with the last 32 (LBR), by the emulated PMU (`sfdo-record --emulate -b`)"
+         }.get(record, "")
+    w(opts.get("title", "## Real programs"))
     w("")
     w(f"Written by `bench/real-bench.sh` on {now} (the run took {int(opts.get('elapsed', 0)) // 60} min).")
     w("")
     w(f"- Machine: {cpu} ({ncpu} CPUs), {mem} GiB RAM, shared with other work while measured; {pmu}.")
     w(f"- {sh('gcc --version | head -n 1')}; {sh('perf --version')}; create_gcov from Debian autofdo "
       f"{sh(chr(39).join(['dpkg-query -W -f=', '${Version}', ' autofdo']))}; sfdo commit "
-      f"{sh('git rev-parse --short HEAD')}; recorder: {opts.get('recorder')}.")
+      f"{sh('git rev-parse --short HEAD')}; recorder: {opts.get('recorder')}"
+      f"{' --emulate' if record != 'timer' else ''}.")
     w(f"- Command: `{opts.get('command', 'bench/real-bench.sh')}` (`make bench` runs it).")
     w(f"- Method: {res['reps']} repetitions; in each, every program runs its ref input under every variant, "
       "interleaved, in an order rotated by one each repetition, each process under "
@@ -162,6 +217,8 @@ def main():
     w("")
     w("The transform ladder (annotation only, + inline replay, + promotion, + value profiles) is not measured: "
       "the plugin has no switches yet to turn its transforms off one by one.")
+    w("")
+    counts_table(w, progs, counts)
 
     # share of PGO's gain
     w("")
@@ -275,12 +332,12 @@ def main():
     # analysis
     w("### Analysis")
     w("")
-    for line in analysis(progs, med, elig, gm_share, overlap, res):
+    for line in analysis(progs, med, elig, gm_share, overlap, res, record):
         w(line)
     print("\n".join(out))
 
 
-def analysis(progs, med, elig, gm_share, overlap, res):
+def analysis(progs, med, elig, gm_share, overlap, res, record="timer"):
     a = []
     aa = max(abs(med[(p, "O2-again")] - 1) for p in progs)
     spread = max(max(res["programs"][p]["variants"]["O2-again"]["ratio_time"]) -
@@ -323,13 +380,21 @@ def analysis(progs, med, elig, gm_share, overlap, res):
                  f"ratio {r:.3f}: {'no regression beyond the noise' if r < 1 + max(0.02, aa) else 'a regression'}.")
     slower = [PROGS[p].split()[0] for p in progs if med[(p, "O2x")] > 1.02]
     a.append("- Where sfdo loses to instrumented PGO, and why:")
-    a.append("  - **No LBR, no hardware PMU.** On this VM the profile comes from a cpu-clock timer at about 4 kHz, "
-             "so a train run of about a second gives a few thousand samples; block counts are inferred from the "
-             "instructions the timer interrupted, then made consistent by minimum-cost flow. Blocks that run often "
-             "but briefly, and the direction of branches inside large block-dense functions (the interpreter loops "
-             "`luaV_execute` and `sqlite3VdbeExec`), get few or no samples, so the edge probabilities that drive "
-             "block layout, hot/cold splitting and unrolling are less exact than PGO's exact arc counts. The "
-             "overlap table measures this loss directly: the closer to 100%, the closer the profile is to PGO's.")
+    if record == "timer":
+        a.append("  - **No LBR, no hardware PMU.** On this VM the profile comes from a cpu-clock timer at about 4 kHz, "
+                 "so a train run of about a second gives a few thousand samples; block counts are inferred from the "
+                 "instructions the timer interrupted, then made consistent by minimum-cost flow. Blocks that run often "
+                 "but briefly, and the direction of branches inside large block-dense functions (the interpreter loops "
+                 "`luaV_execute` and `sqlite3VdbeExec`), get few or no samples, so the edge probabilities that drive "
+                 "block layout, hot/cold splitting and unrolling are less exact than PGO's exact arc counts. The "
+                 "overlap table measures this loss directly: the closer to 100%, the closer the profile is to PGO's.")
+    else:
+        a.append("  - **Sampled, not counted.** The profiles come from the emulated PMU "
+                 + ("(retired-instruction samples, exact: no skid, no timer bias)" if record == "emu" else
+                    "(taken-branch samples with the last 32 taken branches, exact)")
+                 + ", so what separates them from PGO's arc counts is sampling error and what the converter and the "
+                 "plugin make of the samples (line tables of an optimised binary, inline stacks, flow smoothing), "
+                 "not the recording. The overlap table measures it directly.")
     a.append("  - **Counts come back through the line table of an optimised binary.** Code that -O2 merged, "
              "if-converted, vectorised or duplicated maps back to source lines imperfectly, and a line shared by "
              "several blocks gives them one count; PGO counts the very CFG it optimises.")

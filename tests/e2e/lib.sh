@@ -110,6 +110,22 @@ need_built() {
     done
 }
 
+# need_emulator: skip unless sfdo-record --emulate can run here: the
+# Valgrind tool sfdoemu was built (make leaves it out, saying why, where
+# Valgrind's tool headers and static libraries are missing) and Valgrind
+# is installed.  Callgrind, its reference, comes with Valgrind.
+need_emulator() {
+    need_built sfdo-record
+    if [[ ! -e $SFDO_BUILD/sfdoemu-amd64-linux ]]; then
+        local why="make did not build it"
+        [[ -s $SFDO_BUILD/sfdoemu.not-built ]] &&
+            why=$(head -n 1 "$SFDO_BUILD/sfdoemu.not-built")
+        skip "the emulated PMU ($SFDO_BUILD/sfdoemu-amd64-linux) is not built: $why"
+    fi
+    command -v valgrind >/dev/null 2>&1 ||
+        skip "valgrind is not installed (Debian package valgrind)"
+}
+
 # need_perf [EVENT]: skip unless perf can sample user-space code here; sets
 # PERF_EVENT and PERF_PERIOD (see scripts/perf-event.sh). Where there is no
 # hardware PMU it settles for cpu-clock:u and prints one note line, unless
