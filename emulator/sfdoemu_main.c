@@ -83,6 +83,20 @@ exact_superblocks (void)
   VG_(clo_vex_control).iropt_unroll_thresh = 0;
 }
 
+/* VEX's first optimisation, before the tool sees the IR, keeps register
+   values in temporaries and writes the guest state only where an
+   exception could look at it (by default, the stack and frame pointers
+   at memory accesses): a helper that reads the guest state mid-block
+   would see the registers of the block's start.  --regs reads them at
+   any instruction, so every register is written back after each one.  */
+static void
+registers_at_each_instruction (void)
+{
+  VG_(clo_vex_control).iropt_register_updates_default
+    = VexRegUpdAllregsAtEachInsn;
+  VG_(clo_px_file_backed) = VexRegUpdAllregsAtEachInsn;
+}
+
 /* --- hooks -------------------------------------------------------------- */
 
 static void
@@ -149,6 +163,8 @@ static void
 post_clo_init (void)
 {
   exact_superblocks ();
+  if (emu_opt.regs)
+    registers_at_each_instruction ();
   if (!emu_opt.out_dir)
     VG_(fmsg_bad_option) ("--out-dir", "sfdoemu needs --out-dir=DIR (run it"
                           " through sfdo-record --emulate)\n");

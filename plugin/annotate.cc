@@ -570,8 +570,9 @@ sfdo_dump_blocks (FILE *dump, cgraph_node *node,
 		       ? (int64_t) c->block[bb->index] : -1;
       int64_t raw = bb->index < c->nblocks ? c->raw[bb->index] : -1;
       fprintf (dump, "  bb %d lines %s raw %" PRId64 " smoothed %" PRId64
-	       " final %" PRId64 "\n", bb->index,
+	       " final %" PRId64 " discriminator %d\n", bb->index,
 	       block_lines (bb, lines, sizeof lines), raw, solved,
-	       bb->count.initialized_p () ? bb->count.to_gcov_type () : -1);
+	       bb->count.initialized_p () ? bb->count.to_gcov_type () : -1,
+	       bb->discriminator);
     }
 }

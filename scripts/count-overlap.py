@@ -33,7 +33,7 @@ def read_dump(path):
                 continue
             if parts[0] == "function" and len(parts) == 2:
                 func = parts[1]
-            elif parts[0] == "bb" and func is not None and len(parts) == 10:
+            elif parts[0] == "bb" and func is not None and len(parts) in (10, 12):
                 index, final = int(parts[1]), int(parts[9])
                 if index >= 2:
                     counts[func][index] = max(final, 0)

@@ -13,6 +13,9 @@ decide_build peel "$SFDO_ROOT/tests/e2e/data/decide/peel.c" -- -g \
 peeled() { grep -Eo 'Peeled loop [0-9]+, [0-9]+ times' "$(decide_dump "$1" peel.c cunroll)" || true; }
 [[ -z $(peeled o2) ]] || fail "plain -O2 peels: the test shows nothing"
 [[ -n $(peeled pgo) ]] || fail "PGO did not peel"
-p=$(peeled pgo | cut -d, -f1) s=$(peeled sfdo | cut -d, -f1)
+# A clone (ipa-cp specialises sum_small for its constant n where the
+# profile makes the call hot) peels its own copy of the loop: the same
+# loop number, once per function.
+p=$(peeled pgo | cut -d, -f1 | sort -u) s=$(peeled sfdo | cut -d, -f1 | sort -u)
 [[ -n $s && $s == "$p" ]] || fail "sfdo peeled '$(peeled sfdo)', PGO '$(peeled pgo)'"
 echo "PGO: $(peeled pgo); sfdo: $(peeled sfdo)"

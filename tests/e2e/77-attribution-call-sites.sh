@@ -16,8 +16,11 @@ int pick (int c, int a, int b) { return c ? twice (a) : twice (b); }
 int main (int argc, char **argv) { (void) argv; return pick (argc > 1, 3, 4) & 1; }
 EOC
 # pick's calls are on its declaration line (offset 0): discriminator 1
-# for twice (a), 2 for twice (b).  The line has no count of its own.
+# for twice (a), 2 for twice (b).  The line has no count of its own.  The
+# header line makes the discriminators sfdo's (without it the text is read
+# as LLVM's, whose base discriminators are encoded).
 cat > d.prof <<'EOP'
+# sfdo-profile: 1
 pick:16000:8000
  0.1: twice:6000
   0: 6000
