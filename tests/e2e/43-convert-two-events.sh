@@ -23,7 +23,7 @@ need_perf
 cd "$TEST_TMP"
 CONVERT=$SFDO_BUILD/sfdo-convert
 compile demo "$SFDO_ROOT/examples/demo.c" -O2 -g
-perf record -q --no-bpf-event -e cpu-clock:u,task-clock:u -c 250007 \
+perf record -q --no-bpf-event -e cpu-clock:u,task-clock:u -c 100003 \
     -o two.data -- ./demo 20 >/dev/null 2>perf.err ||
     fail "perf record of two software events failed: $(head -n 3 perf.err)"
 
@@ -35,8 +35,8 @@ classified=$(sed -n 's/.*classified \([0-9]*\) blocks.*/\1/p' two.err)
 grep -q "functions' block counts smoothed" two.err ||
     fail "the binary-level prepass did not run: $(cat two.err)"
 "$SFDO_BUILD/sfdo-profile" show two.prof >two.show
-grep -q '^event: *cpu-clock:u period=250007 samples=[1-9]' two.show &&
-    grep -q '^event: *task-clock:u period=250007 samples=[1-9]' two.show ||
+grep -q '^event: *cpu-clock:u period=100003 samples=[1-9]' two.show &&
+    grep -q '^event: *task-clock:u period=100003 samples=[1-9]' two.show ||
     fail "the header does not list both events: $(grep event two.show)"
 used=$(sed -n 's/^samples: *\([0-9]*\) used, \([0-9]*\) dropped/\1 \2/p' two.show)
 read -r n_used n_dropped <<<"$used"
