@@ -9,7 +9,7 @@
 #   builds -O2, -O2 with FDO's flags and no profile (O2x), instrumented PGO
 #   trained on the train input, and sfdo from a recording of the -O2 build
 #   on the same train input (sfdo-record; --record emulate uses its
-#   emulated PMU, exact retired-instruction samples with branch stacks,
+#   emulated PMU: taken-branch samples with branch stacks and registers,
 #   where the timer weighs blocks by time), climbing the ladder:
 #     counts   the profile's counts only (every family off)
 #     +hotcold cold blocks and never-run functions
@@ -145,7 +145,7 @@ record_train() {   # PROG
     mkdir -p "$d"
     bin=$WORK/build/$p/O2/$(prog_binary "$p")
     local opts=(-c 50000 -g --regs)
-    [[ $RECORD == emulate ]] && opts=(--emulate -c 20011 -b)
+    [[ $RECORD == emulate ]] && opts=(--emulate -c 20011 -b --regs)
     (cd "$d" && "$BUILD/sfdo-record" -q -o train.data "${opts[@]}" -- \
         sh -c "$(run_cmd "$p" "$bin" train)" > /dev/null 2> record.err) ||
         die "recording $p failed: $(head -3 "$d/record.err")"
