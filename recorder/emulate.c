@@ -5,6 +5,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -428,6 +429,20 @@ launcher_argv (const struct session *ss)
   return argv;
 }
 
+/* Wait for the processes the command left behind (they were reparented
+   to sfdo-record, their subreaper) until none is left or a signal says
+   stop: a stream is complete only once its process has exited.  */
+static void
+wait_for_orphans (void)
+{
+  while (!stop_signal)
+    {
+      pid_t r = waitpid (-1, NULL, 0);
+      if (r < 0 && errno != EINTR)
+        break;
+    }
+}
+
 /* Run the command under the launcher; its exit status (128 + signal when
    a signal ended it), or -1 when it could not be started.  */
 static int
@@ -439,6 +454,10 @@ run (struct session *ss)
   sa.sa_handler = on_stop;      /* no SA_RESTART: waitpid returns */
   sigaction (SIGINT, &sa, NULL);
   sigaction (SIGTERM, &sa, NULL);
+  /* Processes the command forks and leaves running write their own
+     streams until they exit: as their subreaper, sfdo-record can wait
+     for them before it reads the streams.  */
+  prctl (PR_SET_CHILD_SUBREAPER, 1);
   ss->child = fork ();
   if (ss->child == 0)
     {
@@ -467,6 +486,7 @@ run (struct session *ss)
       if (stop_signal && !passed_on)
         passed_on = kill (ss->child, stop_signal) == 0;
     }
+  wait_for_orphans ();
   for (size_t i = 0; argv[i]; i++)
     free (argv[i]);
   free (argv);

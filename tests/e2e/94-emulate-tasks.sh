@@ -13,7 +13,9 @@
 #       reads it;
 #   (c) SIGINT to sfdo-record stops the command and still writes a
 #       complete file; SIGKILL of the emulated process leaves what it had
-#       written, used with a warning.
+#       written, used with a warning;
+#   (d) a child the command leaves running when it exits is waited for:
+#       its stream is complete and its samples are in the file.
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -99,4 +101,22 @@ finish "$rec"
 grep -q 'counts incomplete' "$T/kill.err" || fail "no word of incomplete counts: $(cat "$T/kill.err")"
 n=$(perf script -i "$T/kill.data" -F ip,sym 2>/dev/null | grep -c main || true)
 ((n > 0)) || fail "the file written after SIGKILL has no samples in main"
-echo "$TEST_NAME: threads, fork and exec each in their own task; SIGINT and SIGKILL leave a file"
+
+# (d)
+cat > "$T/orphan.c" <<'EOC'
+#include <unistd.h>
+__attribute__ ((noinline)) unsigned orphan_work (unsigned n)
+{ unsigned s = 0; for (unsigned i = 0; i < n; i++) s = s * 31 + i; return s; }
+int main (void)
+{
+  if (fork () == 0)
+    { usleep (300000); return (int) (orphan_work (20000000) & 1); }
+  return 0;
+}
+EOC
+compile "$T/orphan" "$T/orphan.c" -O2 -g
+"$R" -q --emulate -c 10007 -o "$T/orphan.data" -- "$T/orphan" 2>"$T/orphan.err" ||
+    fail "a child outliving its parent failed the recording: $(cat "$T/orphan.err")"
+n=$(perf script -i "$T/orphan.data" -F ip,sym 2>/dev/null | grep -c orphan_work || true)
+((n > 1000)) || fail "the child left running has $n samples in orphan_work, not about 2000"
+echo "$TEST_NAME: threads, fork and exec each in their own task; SIGINT and SIGKILL leave a file; a child left running is waited for ($n samples)"
