@@ -274,6 +274,7 @@ sfdo_decode_one (struct sfdo_decoder *d, const uint8_t *code, size_t len,
   out->size = (uint8_t) d->insn->size;
   out->kind = insn_kind (d->handle, d->insn);
   out->call_target = direct_target (d->handle, d->insn, CS_GRP_CALL);
+  out->jump_target = direct_target (d->handle, d->insn, CS_GRP_JUMP);
   note_division (d->insn, out);
   cs_regs read, written;
   uint8_t nread = 0, nwritten = 0;

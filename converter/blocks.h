@@ -68,6 +68,7 @@ struct sfdo_insn_info {
   uint8_t div_signed;         /* idiv */
   uint32_t writes;            /* bit R set: writes register R */
   uint64_t call_target;       /* a direct call's target, else 0 */
+  uint64_t jump_target;       /* a direct jump's target, else 0 */
 };
 
 /* Decode the instruction at CODE (LEN bytes available), loaded at ADDR.  */

@@ -20,8 +20,8 @@ static int
 is_mem_operation (const struct sfdo_symtab *st, uint64_t target)
 {
   static const char *const names[] = {
-    "memcpy", "memset", "memmove", "__memcpy_chk", "__memset_chk",
-    "__memmove_chk"
+    "memcpy", "memset", "memmove", "mempcpy", "__mempcpy", "__memcpy_chk",
+    "__memset_chk", "__memmove_chk", "__mempcpy_chk"
   };
   const char *name = target ? sfdo_symtab_call_name (st, target) : NULL;
   for (size_t i = 0; name && i < sizeof names / sizeof *names; i++)
@@ -31,7 +31,9 @@ is_mem_operation (const struct sfdo_symtab *st, uint64_t target)
 }
 
 /* Whether instruction INFO at AT is a site (a division by a register, a
-   memory operation's call) whose operand WRITTEN leaves intact.  */
+   memory operation's call, or its tail call: a function that only passes
+   its arguments on compiles to a jump) whose operand WRITTEN leaves
+   intact.  */
 static int
 site_at (const struct sfdo_symtab *st, const struct sfdo_insn_info *info,
          uint64_t at, uint32_t written, struct sfdo_value_site *site)
@@ -42,8 +44,10 @@ site_at (const struct sfdo_symtab *st, const struct sfdo_insn_info *info,
                                     info->div_signed, SFDO_VALUE_DIVMOD };
       return 1;
     }
-  if (info->kind == SFDO_INSN_CALL && !(written & (1u << PERF_REG_DX))
-      && is_mem_operation (st, info->call_target))
+  uint64_t callee = info->kind == SFDO_INSN_CALL ? info->call_target
+                    : info->kind == SFDO_INSN_JUMP ? info->jump_target : 0;
+  if (callee && !(written & (1u << PERF_REG_DX))
+      && is_mem_operation (st, callee))
     {
       *site = (struct sfdo_value_site) { at, PERF_REG_DX, 8, 0,
                                     SFDO_VALUE_MEMSIZE };
