@@ -3,7 +3,8 @@
 
    The profile records, at an indirect call's position, which functions it
    reached and how often (from LBR, or from the caller frames of call-chain
-   samples).  GCC promotes such a call when its histogram
+   samples); where the profiled binary had already promoted the call and
+   inlined its targets, the inline instances at the position say it.  GCC promotes such a call when its histogram
    (HIST_TYPE_INDIR_CALL: total, pairs of target profile id and count)
    names a target taking at least half of the calls and the call is hot:
    ipa-profile then turns it into a speculative direct call, which the
@@ -90,6 +91,62 @@ attach_targets (gcall *call, const struct sfdo_prof_values *h)
 			   entries, n);
 }
 
+/* How often the inline instance G was entered: its head count, or where
+   the converter could not tell entries, its busiest line.  */
+
+static uint64_t
+instance_entries (const struct sfdo_prof_func *g)
+{
+  uint64_t entries = g->head;
+
+  if (!entries)
+    for (size_t i = 0; i < g->nlines; i++)
+      entries = MAX (entries, g->lines[i].count);
+  return entries;
+}
+
+static int
+by_count_desc (const void *a, const void *b)
+{
+  const struct sfdo_hist_entry *x = (const struct sfdo_hist_entry *) a;
+  const struct sfdo_hist_entry *y = (const struct sfdo_hist_entry *) b;
+
+  return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+/* Where the profiled binary had promoted and inlined the targets of CALL
+   (in a block of discriminator DISC) of F, its inline instances at the
+   call's position say which functions the call reached and how often,
+   as a branch stack would: attach them as CALL's histogram.  */
+
+static bool
+attach_instance_targets (const struct sfdo_prof_func *f, gcall *call,
+			 unsigned disc)
+{
+  struct sfdo_hist_entry entries[GCOV_TOPN_MAXIMUM_TRACKED_VALUES + 1];
+  unsigned n = 0;
+  uint32_t offset;
+  const struct sfdo_prof_func *g = sfdo_innermost_profile (f, call, &offset);
+
+  for (size_t i = 0; g && i < g->ncallsites; i++)
+    {
+      const struct sfdo_prof_callsite *c = &g->callsites[i];
+      uint64_t count;
+      gcov_type id;
+
+      if (c->offset != offset || (c->discriminator && c->discriminator != disc)
+	  || !(count = instance_entries (c->callee))
+	  || !(id = profile_id_of (sfdo_profile_str (sfdo_profile,
+						      c->callee->name))))
+	continue;
+      entries[n++] = { id, count };
+      qsort (entries, n, sizeof *entries, by_count_desc);
+      n = MIN (n, (unsigned) GCOV_TOPN_MAXIMUM_TRACKED_VALUES);
+    }
+  return n && sfdo_attach_topn (call, HIST_TYPE_INDIR_CALL,
+				gimple_call_fn (call), entries, n);
+}
+
 unsigned
 sfdo_attach_icall_histograms (const struct sfdo_prof_func *f)
 {
@@ -105,11 +162,13 @@ sfdo_attach_icall_histograms (const struct sfdo_prof_func *f)
 	gcall *call = dyn_cast <gcall *> (gsi_stmt (gsi));
 	const struct sfdo_prof_values *h;
 
-	if (call && !gimple_call_fndecl (call)
-	    && !gimple_call_internal_p (call)
-	    && (h = sfdo_histogram_at (f, call, bb->discriminator,
-				       SFDO_VALUE_ICALL)))
+	if (!call || gimple_call_fndecl (call) || gimple_call_internal_p (call))
+	  continue;
+	h = sfdo_histogram_at (f, call, bb->discriminator, SFDO_VALUE_ICALL);
+	if (h)
 	  attached += attach_targets (call, h);
+	else
+	  attached += attach_instance_targets (f, call, bb->discriminator);
       }
   return attached;
 }
