@@ -199,9 +199,15 @@ attr_function_name (struct attributor *at, uint64_t target)
 {
   const struct sfdo_frame *fr;
   uint64_t lo, hi;
-  if (sfdo_symtab_function_range (at->symtab, target, &lo, &hi) != 0
-      || lo != target || sfdo_symtab_lookup (at->symtab, target, &fr) == 0)
+  /* GCC gives a C++ this-adjusting thunk an ELF symbol and line rows but
+     no DWARF function: its symbol names it (GCC's cgraph knows it by that
+     name, and a virtual call's target is often one).  */
+  if (sfdo_symtab_function_range (at->symtab, target, &lo, &hi) != 0)
+    return sfdo_symtab_call_name (at->symtab, target);
+  if (lo != target)
     return NULL;
+  if (sfdo_symtab_lookup (at->symtab, target, &fr) == 0 || !fr[0].function)
+    return sfdo_symtab_call_name (at->symtab, target);
   return fr[0].function;
 }
 

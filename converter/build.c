@@ -78,7 +78,7 @@ complete_functions (const struct sfdo_match *m,
       {
         const struct sfdo_symtab *st = sfdo_match_binary (m, i)->symtab;
         stats->folded_functions += sfdo_split_folded_functions (st, p);
-        stats->unsampled_functions += sfdo_add_unsampled_functions (st, p);
+        stats->unsampled_functions += sfdo_add_unsampled_functions (st, &tallies[i], p);
       }
   return sfdo_profile_finalize (p, err);
 }

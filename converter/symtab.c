@@ -57,6 +57,11 @@ struct named_addr {
   const char *name;
 };
 
+struct sized_name {
+  uint64_t addr, size;
+  const char *name;
+};
+
 struct sfdo_symtab {
   Dwfl *dwfl;
   const uint8_t *raw;
@@ -82,6 +87,8 @@ struct sfdo_symtab {
   size_t cap_stmt_rows;
   struct named_addr *names;     /* sorted by address */
   size_t nnames, cap_names;
+  struct sized_name *exported;  /* global and weak functions of .symtab */
+  size_t nexported, cap_exported;
   struct named_addr *call_sites; /* return address -> callee named in the
                                     source, sorted by address */
   size_t ncall_sites, cap_call_sites;
@@ -476,9 +483,21 @@ read_symbols (struct sfdo_symtab *st, Elf *elf)
        i++)
     {
       GElf_Sym sym;
-      if (gelf_getsym (d, (int) i, &sym) && GELF_ST_TYPE (sym.st_info) == STT_FUNC
-          && sym.st_value)
-        add_name (st, sym.st_value, elf_strptr (elf, sh.sh_link, sym.st_name));
+      if (!gelf_getsym (d, (int) i, &sym)
+          || GELF_ST_TYPE (sym.st_info) != STT_FUNC || !sym.st_value)
+        continue;
+      const char *name = elf_strptr (elf, sh.sh_link, sym.st_name);
+      add_name (st, sym.st_value, name);
+      int bind = GELF_ST_BIND (sym.st_info);
+      if (name && *name && sym.st_shndx != SHN_UNDEF
+          && (bind == STB_GLOBAL || bind == STB_WEAK))
+        {
+          sfdo_xgrow (&st->exported, &st->cap_exported, st->nexported + 1,
+                      sizeof *st->exported);
+          st->exported[st->nexported++] = (struct sized_name) { sym.st_value,
+                                                                sym.st_size,
+                                                                name };
+        }
     }
 }
 
@@ -715,6 +734,7 @@ sfdo_symtab_free (struct sfdo_symtab *st)
   free (st->stmt_rows);
   free (st->frames);
   free (st->names);
+  free (st->exported);
   free (st->call_sites);
   free (st);
 }
@@ -825,6 +845,21 @@ sfdo_symtab_function_range (const struct sfdo_symtab *st, uint64_t vaddr,
         return 0;
       }
   return -1;
+}
+
+size_t
+sfdo_symtab_nexported (const struct sfdo_symtab *st)
+{
+  return st->nexported;
+}
+
+void
+sfdo_symtab_exported (const struct sfdo_symtab *st, size_t i, uint64_t *addr,
+                      uint64_t *size, const char **name)
+{
+  *addr = st->exported[i].addr;
+  *size = st->exported[i].size;
+  *name = st->exported[i].name;
 }
 
 size_t

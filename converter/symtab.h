@@ -132,6 +132,13 @@ void sfdo_symtab_function (const struct sfdo_symtab *st, size_t i,
                            uint64_t *lo, const char **name,
                            const char **file);
 
+/* The global and weak functions of the ELF symbol table: how many, and
+   the I-th one's address, size and name.  Some have no DWARF function
+   (C++ this-adjusting thunks, assembly).  */
+size_t sfdo_symtab_nexported (const struct sfdo_symtab *st);
+void sfdo_symtab_exported (const struct sfdo_symtab *st, size_t i,
+                           uint64_t *addr, uint64_t *size, const char **name);
+
 /* Counts of what was read, for --stats and tests.  */
 struct sfdo_symtab_stats {
   size_t compile_units, line_rows, scopes, intervals;

@@ -3,9 +3,13 @@
 
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "../common/u64map.h"
+#include "../common/xalloc.h"
 #include "../profiles/profile.h"
 #include "symtab.h"
+#include "tally.h"
 
 /* The key of (NAME, FILE) string ids in a set.  */
 static uint64_t
@@ -27,8 +31,91 @@ usable_name (const char *name)
   return 1;
 }
 
+static int
+u64_cmp (const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* The addresses T saw run (IP samples, the starts and ends of LBR runs,
+   branch targets), sorted; *N of them.  */
+static uint64_t *
+sampled_addresses (const struct sfdo_tally *t, size_t *n)
+{
+  size_t cap = t->weights.n + 2 * t->ranges.n + t->branches.n + 1, k = 0;
+  uint64_t *a = (uint64_t *) sfdo_xmalloc (cap * sizeof *a);
+  for (size_t i = 0; i < t->weights.cap; i++)
+    if (t->weights.keys[i] != UINT64_MAX)
+      a[k++] = t->weights.keys[i];
+  for (size_t i = 0; i < t->ranges.cap; i++)
+    if (t->ranges.a[i] != UINT64_MAX)
+      {
+        a[k++] = t->ranges.a[i];
+        a[k++] = t->ranges.b[i];
+      }
+  for (size_t i = 0; i < t->branches.cap; i++)
+    if (t->branches.a[i] != UINT64_MAX)
+      a[k++] = t->branches.b[i];
+  qsort (a, k, sizeof *a, u64_cmp);
+  *n = k;
+  return a;
+}
+
+/* Whether some of the N sorted addresses A lie in [LO, HI).  */
+static int
+any_within (const uint64_t *a, size_t n, uint64_t lo, uint64_t hi)
+{
+  size_t l = 0, h = n;
+  while (l < h)
+    {
+      size_t mid = l + (h - l) / 2;
+      if (a[mid] < lo)
+        l = mid + 1;
+      else
+        h = mid;
+    }
+  return l < n && a[l] < hi;
+}
+
+/* Public functions with no DWARF function (C++ this-adjusting thunks,
+   assembly) that no sample reached: their symbol is the name GCC's cgraph
+   gives them.  One that ran has no line profile to hold its samples and
+   is left out.  Only branch stacks tell: a thunk is a few instructions
+   that IP samples mostly miss however often it runs, but every call
+   into it is a branch an LBR records.  */
+static size_t
+add_undescribed (const struct sfdo_symtab *st, const struct sfdo_tally *t,
+                 struct sfdo_profile *p, struct sfdo_u64map *present)
+{
+  size_t n, added = 0;
+  if (!sfdo_tally_has_lbr (t))
+    return 0;
+  uint64_t *sampled = sampled_addresses (t, &n);
+  for (size_t i = 0; i < sfdo_symtab_nexported (st); i++)
+    {
+      uint64_t addr, size, lo, hi;
+      const char *name;
+      sfdo_symtab_exported (st, i, &addr, &size, &name);
+      if (!usable_name (name) || !size
+          || sfdo_symtab_function_range (st, addr, &lo, &hi) == 0
+          || any_within (sampled, n, addr, addr + size))
+        continue;
+      uint32_t name_id = sfdo_profile_intern_str (p, name);
+      uint64_t *seen = sfdo_u64map_get (present, key_of (name_id, 0));
+      if (*seen)
+        continue;
+      *seen = 1;
+      sfdo_profile_add_func (p, name_id, 0);
+      added++;
+    }
+  free (sampled);
+  return added;
+}
+
 size_t
 sfdo_add_unsampled_functions (const struct sfdo_symtab *st,
+                              const struct sfdo_tally *t,
                               struct sfdo_profile *p)
 {
   struct sfdo_u64map present = { 0 };
@@ -56,6 +143,7 @@ sfdo_add_unsampled_functions (const struct sfdo_symtab *st,
       sfdo_profile_add_func (p, name_id, file_id);
       added++;
     }
+  added += add_undescribed (st, t, p, &present);
   sfdo_u64map_release (&present);
   return added;
 }

@@ -13,11 +13,15 @@
 
 struct sfdo_symtab;
 struct sfdo_profile;
+struct sfdo_tally;
 
 /* Add to P, with no counts, every function of ST's binary that P does not
-   hold; returns how many were added.  P is finalized first and must be
-   finalized again afterwards.  */
+   hold, and that T (the binary's samples) shows did not run where the
+   function has no DWARF description (P cannot hold those); returns how
+   many were added.  P is finalized first and must be finalized again
+   afterwards.  */
 size_t sfdo_add_unsampled_functions (const struct sfdo_symtab *st,
+                                     const struct sfdo_tally *t,
                                      struct sfdo_profile *p);
 
 #endif

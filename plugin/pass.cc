@@ -440,6 +440,30 @@ public:
   virtual unsigned int execute (function *);
 };
 
+/* A C++ thunk has no body until it is expanded after inlining, and its
+   expanded body takes its node's count: one the profile lists as never
+   run (converter: only from branch stacks) gets a zero count, as
+   -fprofile-use gives it.  */
+
+static void
+mark_thunks_never_ran (sfdo_extra_map *extra)
+{
+  cgraph_node *node;
+
+  FOR_EACH_DEFINED_FUNCTION (node)
+    {
+      const struct sfdo_prof_func *f;
+      if (!node->thunk || node->inlined_to)
+	continue;
+      f = sfdo_profile_of (node->decl, extra);
+      if (f && sfdo_profiled_but_never_ran (f))
+	{
+	  node->count = profile_count::zero ();
+	  sfdo_stats.unlikely_functions++;
+	}
+    }
+}
+
 unsigned int
 pass_sfdo::execute (function *)
 {
@@ -473,6 +497,7 @@ pass_sfdo::execute (function *)
       pop_cfun ();
       annotated.safe_push (std::make_pair (node, f));
     }
+  mark_thunks_never_ran (&extra);
   reconcile_entries (&annotated);
   /* Value profiles name indirect-call targets by profile id.  */
   init_node_map (true);
