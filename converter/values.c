@@ -11,7 +11,8 @@
 /* How far ahead of a sample a division may be and still be seen.  */
 #define MAX_LOOKAHEAD 16
 
-/* perf's number for rdx, the third argument register.  */
+/* perf's numbers for rax and rdx (the third argument register).  */
+#define PERF_REG_AX 0
 #define PERF_REG_DX 3
 
 /* Whether a call to TARGET is a call of a memory operation whose size is
@@ -40,8 +41,10 @@ site_at (const struct sfdo_symtab *st, const struct sfdo_insn_info *info,
 {
   if (info->div_reg >= 0 && !(written & (1u << info->div_reg)))
     {
+      uint32_t dividend = 1u << PERF_REG_AX | 1u << PERF_REG_DX;
       *site = (struct sfdo_value_site) { at, info->div_reg, info->div_width,
-                                    info->div_signed, SFDO_VALUE_DIVMOD };
+                                    info->div_signed, SFDO_VALUE_DIVMOD,
+                                    !(written & dividend) };
       return 1;
     }
   uint64_t callee = info->kind == SFDO_INSN_CALL ? info->call_target
@@ -50,7 +53,7 @@ site_at (const struct sfdo_symtab *st, const struct sfdo_insn_info *info,
       && is_mem_operation (st, callee))
     {
       *site = (struct sfdo_value_site) { at, PERF_REG_DX, 8, 0,
-                                    SFDO_VALUE_MEMSIZE };
+                                    SFDO_VALUE_MEMSIZE, 0 };
       return 1;
     }
   return 0;
@@ -138,6 +141,27 @@ register_value (const struct sfdo_perfdata_regs *regs, uint64_t mask,
   return 1;
 }
 
+/* The quotient of the unsigned 32- or 64-bit division SITE by DIVISOR,
+   from the dividend in rdx:rax (REGS, MASK), as 0, 1, or 2 for 2 and
+   more: what GCC's interval histogram of a modulo asks (can a few
+   subtractions replace it?).  0 if the registers do not tell.  */
+static int
+quotient_class (const struct sfdo_value_site *site,
+                const struct sfdo_perfdata_regs *regs, uint64_t mask,
+                uint64_t divisor, uint64_t *out)
+{
+  uint64_t low, high;
+  if (site->is_signed || !site->dividend_intact || !divisor
+      || (site->width != 4 && site->width != 8)
+      || !register_value (regs, mask, PERF_REG_AX, site->width, 0, &low)
+      || !register_value (regs, mask, PERF_REG_DX, site->width, 0, &high)
+      || high)
+    return 0;
+  uint64_t q = low / divisor;
+  *out = q < 2 ? q : 2;
+  return 1;
+}
+
 int
 sfdo_values_take (struct sfdo_value_sites *vs, const struct sfdo_symtab *st,
                   struct sfdo_decoder *dec, struct sfdo_tally *t,
@@ -156,6 +180,11 @@ sfdo_values_take (struct sfdo_value_sites *vs, const struct sfdo_symtab *st,
                                 site->is_signed, &value))
     return 0;
   sfdo_tally_pair (&t->values[site->kind], site->addr, value, weight);
+  uint64_t quotient;
+  if (site->kind == SFDO_VALUE_DIVMOD
+      && quotient_class (site, regs, mask, value, &quotient))
+    sfdo_tally_pair (&t->values[SFDO_VALUE_QUOTIENT], site->addr, quotient,
+                     weight);
   return 1;
 }
 

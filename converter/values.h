@@ -30,6 +30,7 @@ struct sfdo_value_site {
   int8_t reg;                   /* perf register number of the operand */
   uint8_t width, is_signed;
   uint8_t kind;                 /* SFDO_VALUE_DIVMOD or _MEMSIZE */
+  uint8_t dividend_intact;      /* DIVMOD: rax and rdx hold the dividend */
 };
 
 /* The value sites of one binary found so far.  */

@@ -52,7 +52,7 @@ extern struct emu_live emu_live;
 /* A segment: instructions run one after the other with no branch among
    them, the unit of counting.  The sample helper finds the address of the
    crossing instruction from the first address and the lengths.  */
-#define EMU_SEG_MAX 64
+#define EMU_SEG_MAX SFDO_EMU_SEGMENT_MAX
 struct emu_seg {
   struct emu_seg *next;         /* the other segments of its superblock */
   Addr first;

@@ -23,6 +23,10 @@
 #define SFDO_EMU_LBR_ENTRIES 32        /* branches per sample, as Intel's LBR */
 #define SFDO_EMU_NREGS 17              /* perf's AX..IP, R8..R15 (0xff01ff) */
 #define SFDO_EMU_COMM_LEN 16           /* as the kernel's TASK_COMM_LEN */
+/* The longest straight run of instructions the tool counts at once: with
+   registers, only a run's first sample has them, so --regs needs
+   periods at least this long.  */
+#define SFDO_EMU_SEGMENT_MAX 64
 
 /* Header flags: what the samples carry.  */
 #define SFDO_EMU_F_LBR 1u

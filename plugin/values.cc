@@ -8,7 +8,9 @@
 			  gimple_divmod_fixed_value_transform; an unsigned
 			  modulo also HIST_TYPE_POW2 (how often the divisor
 			  was a power of two), for gimple_mod_pow2_value_
-			  transform;
+			  transform, and HIST_TYPE_INTERVAL (how often the
+			  quotient was 0, 1, or more), for gimple_mod_
+			  subtract_transform;
      string operation     HIST_TYPE_TOPN_VALUES on the size, for
 			  gimple_stringops_transform, and HIST_TYPE_AVERAGE
 			  (sum and number of sizes), which the expander
@@ -127,6 +129,40 @@ attach_pow2 (gimple *stmt, tree divisor, const struct sfdo_prof_values *h)
   return true;
 }
 
+/* Attach to the unsigned modulo STMT (DIVIDEND % DIVISOR) how often the
+   quotient, per H, was 0, 1, or 2 and more, as the interval histogram of
+   DIVIDEND / DIVISOR over [0, 2) that gimple_mod_subtract_transform reads
+   (counters: 0, 1, above, below), scaled to the block's count.  */
+
+static bool
+attach_quotients (gimple *stmt, const struct sfdo_prof_values *h)
+{
+  gcov_type all = block_total (stmt);
+  double by_class[3] = { 0, 0, 0 }, n = 0;
+  histogram_value hist;
+  tree type = TREE_TYPE (gimple_assign_lhs (stmt));
+
+  for (size_t i = 0; i < h->nentries; i++)
+    {
+      by_class[MIN (h->entries[i].value, (uint64_t) 2)]
+	+= (double) h->entries[i].count;
+      n += (double) h->entries[i].count;
+    }
+  if (all <= 0 || n <= 0)
+    return false;
+  hist = new_histogram (stmt, HIST_TYPE_INTERVAL,
+			build2 (TRUNC_DIV_EXPR, type, gimple_assign_rhs1 (stmt),
+				gimple_assign_rhs2 (stmt)), 4);
+  hist->hdata.intvl.int_start = 0;
+  hist->hdata.intvl.steps = 2;
+  hist->hvalue.counters[0] = (gcov_type) ((double) all * by_class[0] / n);
+  hist->hvalue.counters[1] = (gcov_type) ((double) all * by_class[1] / n);
+  hist->hvalue.counters[2] = all - hist->hvalue.counters[0]
+			     - hist->hvalue.counters[1];
+  gimple_add_histogram_value (cfun, stmt, hist);
+  return true;
+}
+
 /* Attach to the string operation STMT of SIZE the average size of H, as
    HIST_TYPE_AVERAGE's sum and number of calls.  */
 
@@ -220,7 +256,12 @@ sfdo_attach_value_histograms (const struct sfdo_prof_func *f)
 					  entries, entries_of (h, entries));
 	    if (gimple_assign_rhs_code (stmt) == TRUNC_MOD_EXPR
 		&& TYPE_UNSIGNED (TREE_TYPE (operand)))
-	      attached += attach_pow2 (stmt, operand, h);
+	      {
+		attached += attach_pow2 (stmt, operand, h);
+		if ((h = sfdo_histogram_at (f, stmt, bb->discriminator,
+					    SFDO_VALUE_QUOTIENT)))
+		  attached += attach_quotients (stmt, h);
+	      }
 	  }
 	else if (string_operation (stmt, &operand)
 		 && (h = sfdo_histogram_at (f, stmt, bb->discriminator,

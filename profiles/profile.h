@@ -44,7 +44,9 @@ enum sfdo_prof_value_kind {
   SFDO_VALUE_ICALL = 0,    /* indirect-call target; values are string ids */
   SFDO_VALUE_DIVMOD = 1,   /* divisor of a division or modulo (signed) */
   SFDO_VALUE_MEMSIZE = 2,  /* size operand of memcpy/memset and friends */
-  SFDO_VALUE_NKINDS = 3
+  SFDO_VALUE_QUOTIENT = 3, /* dividend / divisor of an unsigned division or
+                              modulo: 0, 1, or 2 for 2 and more */
+  SFDO_VALUE_NKINDS = 4
 };
 
 enum sfdo_prof_encoding {

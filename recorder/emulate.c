@@ -102,6 +102,10 @@ sfdo_rec_emulate_refusal (const struct sfdo_rec_options *o, int stat)
     return "--emulate emulates retired instructions (-e instructions) and"
            " taken branches (-e taken-branches, or BR_INST_RETIRED:NEAR_TAKEN);"
            " -b adds the LBR, --regs the registers";
+  if (o->regs && o->period && o->period < SFDO_EMU_SEGMENT_MAX)
+    return "--regs needs -c 64 or more: the emulator takes a straight run of"
+           " up to 64 instructions at once, and within one only the first"
+           " sample gets registers";
   if (stat && (o->branch_stack || o->regs || o->period || o->events))
     return "--stat counts instructions and taken branches, it takes no"
            " samples: -e, -c, -b and --regs do not apply";

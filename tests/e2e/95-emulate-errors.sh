@@ -4,7 +4,8 @@
 #
 #   (a) usage errors (exit 1, a message naming the option): -p, -a, -g,
 #       -F, --duration, an event other than instructions, no command,
-#       --stat with -b, --stat without --emulate;
+#       --stat with -b, --stat without --emulate, --regs with a period
+#       shorter than the emulator's straight runs;
 #   (b) exit 2 and no file: the tool missing, or built for another
 #       Valgrind version; an output directory that cannot be written;
 #   (c) exit 127: a command that does not exist;
@@ -40,6 +41,7 @@ expect 1 'emulates retired instructions .* and taken branches' --emulate -e cycl
 expect 1 '--emulate needs a command' --emulate
 expect 1 '--stat counts .* -e, -c, -b and --regs do not apply' --emulate --stat -b -- true
 expect 1 '--stat needs --emulate' --stat -- true
+expect 1 '--regs needs -c 64 or more' --emulate --regs -c 63 -- true
 "$R" -q --emulate -e instructions:u,BR_INST_RETIRED:NEAR_TAKEN -c 100003 -- true ||
     fail "-e instructions:u,BR_INST_RETIRED:NEAR_TAKEN was refused"
 rm -f "$T/perf.data"

@@ -345,6 +345,20 @@ class Harness:
         return self.build(test, folder, ["-fprofile-use", "-D_PROFILE_USE",
                                          "-Wno-missing-profile"])
 
+    def count_events(self, folder, prog):
+        """The events of one run of PROG under sfdo-record --emulate
+        --stat, as {name: count}; empty if it could not count."""
+        stat = os.path.join(folder, "stat.txt")
+        rc, _ = sh([self.recorder, "-q", "--emulate", "--stat", "-o", stat,
+                    "--", prog], folder, timeout=900)
+        counts = {}
+        if rc == 0 and os.path.exists(stat):
+            for line in open(stat):
+                parts = line.split()
+                if len(parts) == 2 and parts[0].isdigit():
+                    counts[parts[1]] = int(parts[0])
+        return counts
+
     def record(self, folder):
         """Record the profiled binary in FOLDER.  With a timer, repeat it
         until the recording lasts about --record-seconds; under the
@@ -357,10 +371,21 @@ class Harness:
             return False, "the profiled binary failed: " + out[-300:]
         once = max(time.time() - t0, 1e-4)
         if self.args.record_mode == "emulate":
-            period = int(min(max(once * 2e9 / self.args.emulate_samples, 97),
+            options = shlex.split(self.args.record_options)
+            events = self.count_events(folder, prog)
+            # -b samples taken branches, else retired instructions: a
+            # period that gives about --emulate-samples samples of the
+            # run's deterministic count (short tests run a few hundred
+            # thousand instructions, where a time-based guess misses).
+            n = events.get("taken-branches:u" if "-b" in options
+                           else "instructions:u", once * 2e9)
+            # Register samples need a period longer than the emulator's
+            # straight-line segments (64 instructions): within one, only
+            # the first sample gets registers.
+            floor = 67 if "--regs" in options else 3
+            period = int(min(max(n / self.args.emulate_samples, floor),
                              1000003)) | 1
-            options = ["--emulate", "-c", str(period)] + \
-                shlex.split(self.args.record_options)
+            options = ["--emulate", "-c", str(period)] + options
             command = [prog]
             note = "emulated, period %d" % period
         else:
