@@ -14,6 +14,7 @@
 /* perf's numbers for rax and rdx (the third argument register).  */
 #define PERF_REG_AX 0
 #define PERF_REG_DX 3
+#define PERF_REG_DI 5
 
 /* Whether a call to TARGET is a call of a memory operation whose size is
    its third argument.  */
@@ -53,7 +54,8 @@ site_at (const struct sfdo_symtab *st, const struct sfdo_insn_info *info,
       && is_mem_operation (st, callee))
     {
       *site = (struct sfdo_value_site) { at, PERF_REG_DX, 8, 0,
-                                    SFDO_VALUE_MEMSIZE, 0 };
+                                    SFDO_VALUE_MEMSIZE,
+                                    !(written & (1u << PERF_REG_DI)) };
       return 1;
     }
   return 0;
@@ -151,7 +153,7 @@ quotient_class (const struct sfdo_value_site *site,
                 uint64_t divisor, uint64_t *out)
 {
   uint64_t low, high;
-  if (site->is_signed || !site->dividend_intact || !divisor
+  if (site->is_signed || !site->aux_regs_intact || !divisor
       || (site->width != 4 && site->width != 8)
       || !register_value (regs, mask, PERF_REG_AX, site->width, 0, &low)
       || !register_value (regs, mask, PERF_REG_DX, site->width, 0, &high)
@@ -185,6 +187,14 @@ sfdo_values_take (struct sfdo_value_sites *vs, const struct sfdo_symtab *st,
       && quotient_class (site, regs, mask, value, &quotient))
     sfdo_tally_pair (&t->values[SFDO_VALUE_QUOTIENT], site->addr, quotient,
                      weight);
+  uint64_t dest;
+  if (site->kind == SFDO_VALUE_MEMSIZE && site->aux_regs_intact
+      && register_value (regs, mask, PERF_REG_DI, 8, 0, &dest) && dest)
+    {
+      uint64_t lowest_bit = dest & -dest;
+      sfdo_tally_pair (&t->values[SFDO_VALUE_ALIGN], site->addr,
+                       lowest_bit < 4096 ? lowest_bit : 4096, weight);
+    }
   return 1;
 }
 

@@ -30,7 +30,10 @@ struct sfdo_value_site {
   int8_t reg;                   /* perf register number of the operand */
   uint8_t width, is_signed;
   uint8_t kind;                 /* SFDO_VALUE_DIVMOD or _MEMSIZE */
-  uint8_t dividend_intact;      /* DIVMOD: rax and rdx hold the dividend */
+  uint8_t aux_regs_intact;      /* the registers beside the operand hold
+                                   what they hold at the site: the dividend
+                                   (rdx:rax) of a DIVMOD, the destination
+                                   (rdi) of a MEMSIZE */
 };
 
 /* The value sites of one binary found so far.  */

@@ -13,7 +13,8 @@
 			  subtract_transform;
      string operation     HIST_TYPE_TOPN_VALUES on the size, for
 			  gimple_stringops_transform, and HIST_TYPE_AVERAGE
-			  (sum and number of sizes), which the expander
+			  (sum and number of sizes) and HIST_TYPE_IOR (the
+			  destinations' alignment), which the expander
 			  reads to choose how to copy.
 
    GCC's layout for TOPN: total, number of pairs, then (value, count)
@@ -163,6 +164,27 @@ attach_quotients (gimple *stmt, const struct sfdo_prof_values *h)
   return true;
 }
 
+/* Attach to the string operation STMT the alignments of its destination
+   in H, as HIST_TYPE_IOR: the OR of the destinations, of which the
+   expander uses only the lowest set bit (the alignment it can assume), so
+   the OR of their lowest set bits says the same.  */
+
+static bool
+attach_alignment (gimple *stmt, const struct sfdo_prof_values *h)
+{
+  gcov_type all_bits = 0;
+  histogram_value hist;
+
+  for (size_t i = 0; i < h->nentries; i++)
+    all_bits |= (gcov_type) h->entries[i].value;
+  if (!all_bits)
+    return false;
+  hist = new_histogram (stmt, HIST_TYPE_IOR, gimple_call_arg (stmt, 0), 1);
+  hist->hvalue.counters[0] = all_bits;
+  gimple_add_histogram_value (cfun, stmt, hist);
+  return true;
+}
+
 /* Attach to the string operation STMT of SIZE the average size of H, as
    HIST_TYPE_AVERAGE's sum and number of calls.  */
 
@@ -270,6 +292,9 @@ sfdo_attach_value_histograms (const struct sfdo_prof_func *f)
 	    attached += sfdo_attach_topn (stmt, HIST_TYPE_TOPN_VALUES, operand,
 					  entries, entries_of (h, entries));
 	    attached += attach_average (stmt, operand, h);
+	    if ((h = sfdo_histogram_at (f, stmt, bb->discriminator,
+					SFDO_VALUE_ALIGN)))
+	      attached += attach_alignment (stmt, h);
 	  }
       }
   return attached;

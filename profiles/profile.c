@@ -589,6 +589,6 @@ const char *
 sfdo_prof_value_kind_name (uint32_t kind)
 {
   static const char *const names[SFDO_VALUE_NKINDS]
-    = { "icall", "divmod", "memsize", "quotient" };
+    = { "icall", "divmod", "memsize", "quotient", "align" };
   return kind < SFDO_VALUE_NKINDS ? names[kind] : NULL;
 }

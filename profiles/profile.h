@@ -46,7 +46,9 @@ enum sfdo_prof_value_kind {
   SFDO_VALUE_MEMSIZE = 2,  /* size operand of memcpy/memset and friends */
   SFDO_VALUE_QUOTIENT = 3, /* dividend / divisor of an unsigned division or
                               modulo: 0, 1, or 2 for 2 and more */
-  SFDO_VALUE_NKINDS = 4
+  SFDO_VALUE_ALIGN = 4,    /* alignment of a memcpy/memset destination: its
+                              lowest set bit, at most 4096 */
+  SFDO_VALUE_NKINDS = 5
 };
 
 enum sfdo_prof_encoding {

@@ -213,6 +213,10 @@ build_main (struct sfdo_profile *p)
   sfdo_prof_func_add_value (f, 4, 2, SFDO_VALUE_DIVMOD, (uint64_t) -3, 20000);
   sfdo_prof_func_add_value (f, 4, 2, SFDO_VALUE_DIVMOD,
                             (uint64_t) INT64_MIN, 5);
+  sfdo_prof_func_add_value (f, 4, 2, SFDO_VALUE_QUOTIENT, 2, 60);
+  sfdo_prof_func_add_value (f, 4, 2, SFDO_VALUE_QUOTIENT, 0, 40);
+  sfdo_prof_func_add_value (f, 7, 0, SFDO_VALUE_ALIGN, 16, 90);
+  sfdo_prof_func_add_value (f, 7, 0, SFDO_VALUE_ALIGN, 4096, 13);
   sfdo_prof_func_add_value (f, 4, 2, SFDO_VALUE_ICALL, S (p, "helper"), 10000);
   sfdo_prof_func_add_value (f, 4, 2, SFDO_VALUE_ICALL, S (p, "compute"), 80000);
   build_sum_array (p, f);
@@ -359,7 +363,7 @@ check_rich_main_body (struct sfdo_profile *p, const struct sfdo_prof_func *f)
 static void
 check_rich_main_values (struct sfdo_profile *p, const struct sfdo_prof_func *f)
 {
-  assert_int_equal (f->nvalues, 3);
+  assert_int_equal (f->nvalues, 5);
   check_site (&f->values[0], 4, 2, SFDO_VALUE_ICALL, 2);
   check_icall (p, &f->values[0], 0, "compute", 80000);
   check_icall (p, &f->values[0], 1, "helper", 10000);
@@ -367,9 +371,15 @@ check_rich_main_values (struct sfdo_profile *p, const struct sfdo_prof_func *f)
   check_entry (&f->values[1], 0, 8, 70000);
   check_entry (&f->values[1], 1, (uint64_t) -3, 20000);
   check_entry (&f->values[1], 2, (uint64_t) INT64_MIN, 5);
-  check_site (&f->values[2], 7, 0, SFDO_VALUE_MEMSIZE, 2);
-  check_entry (&f->values[2], 0, 64, 100);
-  check_entry (&f->values[2], 1, (uint64_t) 1 << 40, 3);
+  check_site (&f->values[2], 4, 2, SFDO_VALUE_QUOTIENT, 2);
+  check_entry (&f->values[2], 0, 2, 60);
+  check_entry (&f->values[2], 1, 0, 40);
+  check_site (&f->values[3], 7, 0, SFDO_VALUE_MEMSIZE, 2);
+  check_entry (&f->values[3], 0, 64, 100);
+  check_entry (&f->values[3], 1, (uint64_t) 1 << 40, 3);
+  check_site (&f->values[4], 7, 0, SFDO_VALUE_ALIGN, 2);
+  check_entry (&f->values[4], 0, 16, 90);
+  check_entry (&f->values[4], 1, 4096, 13);
 }
 
 static void
@@ -1198,7 +1208,8 @@ check_tripled (struct sfdo_profile *p)
   check_target (p, &f->lines[2], 0, "compute", 240000);
   check_icall (p, &f->values[0], 0, "compute", 240000);
   check_entry (&f->values[1], 0, 8, 210000);
-  check_entry (&f->values[2], 0, 64, 300);
+  check_entry (&f->values[2], 0, 2, 180);
+  check_entry (&f->values[3], 0, 64, 300);
   struct sfdo_prof_func *sa = f->callsites[1].callee;
   assert_int_equal (sa->total, 3 * 1641010);
   assert_int_equal (sa->head, 15);
@@ -1292,7 +1303,7 @@ test_finalize_coalesces_duplicates (void **state)
   check_line (p, f, 2, 4, 2, 180000);
   assert_int_equal (f->lines[2].ntargets, 2);
   check_target (p, &f->lines[2], 0, "compute", 160000);
-  assert_int_equal (f->nvalues, 3);
+  assert_int_equal (f->nvalues, 5);
   check_entry (&f->values[1], 1, (uint64_t) -3, 40000);
   assert_int_equal (f->ncallsites, 2);
   struct sfdo_prof_func *leaf
