@@ -16,7 +16,7 @@ struct sfdo_profile;
 struct sfdo_tally;
 
 /* Add to P, with no counts, every function of ST's binary that P does not
-   hold, and that T (the binary's samples) shows did not run where the
+   hold (neither on its own nor as an inline instance that ran), and that T (the binary's samples) shows did not run where the
    function has no DWARF description (P cannot hold those); returns how
    many were added.  P is finalized first and must be finalized again
    afterwards.  */

@@ -367,8 +367,20 @@ toll (const struct cost_model *m, const struct flow_edge *e)
   return TOLL_BASE + TOLL_PER_BIT * minus_log2_sixteenths (p) / 16;
 }
 
-/* The toll of the implicit arc from a successor-less block to EXIT.  */
-#define NORETURN_TOLL TOLL_BASE
+/* The toll of the implicit arc from block B, which has no successor (a
+   call that does not return), to EXIT.  A measured count explains the
+   flow that leaves there; an unmeasured block (an abort () on an error
+   path, which no sample reached) would otherwise be the cheapest way to
+   drain flow that two measurements disagree on, a few hundred per unit
+   against thousands for changing a measured count, and GCC would see the
+   error path run: it costs as much as the dearest measured change.  */
+static int64_t
+noreturn_toll (const struct cost_model *m, const struct sfdo_flow *g,
+               size_t b)
+{
+  return model_count (m, g, b) >= 0 ? TOLL_BASE
+                                    : m->cost_cap / LOWER_FACTOR;
+}
 
 /* --- The network ---------------------------------------------------------- */
 
@@ -518,7 +530,7 @@ build_network (struct network *n, struct arc_map *map,
       map->noreturn[b] = NONE;
       if (m->out_degree[b] == 0 && b != g->exit)
         map->noreturn[b] = add_arc (n, out_node (b), in_node (g->exit),
-                                    UNBOUNDED, NORETURN_TOLL);
+                                    UNBOUNDED, noreturn_toll (m, g, b));
     }
   for (size_t e = 0; e < g->nedges; e++)
     map->edge[e] = add_arc (n, out_node (g->edges[e].from),
@@ -941,7 +953,7 @@ block_cost (const struct cost_model *m, const struct sfdo_flow *g,
   else if (c >= 0)
     cost = (double) lower_cost (m, g, b, c) * (double) ((uint64_t) c - f);
   if (m->out_degree[b] == 0 && b != g->exit)
-    cost += (double) NORETURN_TOLL * (double) f;
+    cost += (double) noreturn_toll (m, g, b) * (double) f;
   return cost;
 }
 
