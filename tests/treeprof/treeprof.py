@@ -78,6 +78,16 @@ EXEMPT = {
         "the profiled -O2 binary folds test_stringops_with_values_1 and _2 into _0 (identical code folding leaves jumps to _0), so the sizes of every caller (8, 55, 257) meet in one histogram, a third each, where the instrumented build counts each function apart; profiled with -fno-ipa-icf (--profiled-flags=-fno-ipa-icf) all 12 scans pass",
 }
 
+# Misses that are sfdo's to fix (issue #13): reported, and kept apart from
+# new ones, which fail e2e 85.  A known gap that passes is reported too,
+# so that it can be taken off this list.
+KNOWN_GAPS = {
+    ("20050826-2.c", "Invalid sum"):
+        "jump threading in dom2 leaves invalid sums after the plugin's counts, as it does at plain -O2 (7 there); PGO's exact counts avoid them",
+    ("cmpsf-1.c", "Invalid sum"):
+        "the inlined comparison functions were if-converted in the profiled binary (no code on their return lines): flow takes one arm wholesale and dom2's threading then finds counts on the other; plain -O2 reports 2",
+}
+
 # Tests whose run aborts unless the profile drives a decision (checked at
 # run time rather than by a scan).
 RUN_TIME_CHECKS = {"crossmodule-indircall-1.c"}
@@ -372,7 +382,9 @@ class Harness:
         once = max(time.time() - t0, 1e-4)
         if self.args.record_mode == "emulate":
             options = shlex.split(self.args.record_options)
-            events = self.count_events(folder, prog)
+            # Counting costs a second emulated run: only short runs, whose
+            # time is mostly start-up, need it.
+            events = self.count_events(folder, prog) if once < 0.05 else {}
             # -b samples taken branches, else retired instructions: a
             # period that gives about --emulate-samples samples of the
             # run's deterministic count (short tests run a few hundred
@@ -451,6 +463,13 @@ class Harness:
         return result
 
 
+def known_gap(test, scan):
+    for (name, frag), why in KNOWN_GAPS.items():
+        if name == test and frag in scan:
+            return why
+    return None
+
+
 def exempt_reason(test, scan):
     for (name, frag), why in EXEMPT.items():
         if name == test and frag in scan:
@@ -463,7 +482,8 @@ def mark(v):
 
 
 def summarise(results):
-    lines, failures = [], []
+    """The table's lines, the misses that fail, the known gaps."""
+    lines, failures, gaps = [], [], []
     lines.append("| test | scans | -O2 | PGO | sfdo | sfdo misses what PGO passes |")
     lines.append("|---|---:|---:|---:|---:|---|")
     totals = {"o2": 0, "pgo": 0, "sfdo": 0}
@@ -495,17 +515,24 @@ def summarise(results):
         for i, scan in enumerate(r["scans"]):
             p = pgo["scans"][i] if i < len(pgo["scans"]) else None
             s = sfdo["scans"][i] if i < len(sfdo["scans"]) else None
+            gap = known_gap(r["test"], scan)
             if p and not s:
                 why = exempt_reason(r["test"], scan)
-                misses.append(("exempt: " if why else "") + scan)
-                if not why:
+                misses.append(("exempt: " if why else "known gap: " if gap
+                               else "") + scan)
+                if gap and not why:
+                    gaps.append("%s: %s (%s)" % (r["test"], scan, gap))
+                elif not why:
                     failures.append("%s: %s" % (r["test"], scan))
+            elif gap and p and s:
+                gaps.append("%s: %s now passes: take it off KNOWN_GAPS"
+                            % (r["test"], scan))
         lines.append("| %s | %d | %s | %s | %s | %s |" % (
             r["test"], len(r["scans"]), cells[0], cells[1], cells[2],
             "<br>".join("`%s`" % m.replace("|", "\\|") for m in misses)))
     lines.append("| **all** | %d | %d | %d | %d | |" % (
         nscans, totals["o2"], totals["pgo"], totals["sfdo"]))
-    return lines, failures
+    return lines, failures, gaps
 
 
 def main():
@@ -571,11 +598,16 @@ def main():
                            for n, v in r["variants"].items())), flush=True)
     with open(os.path.join(args.work, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
-    lines, failures = summarise(results)
+    lines, failures, gaps = summarise(results)
     print("\n".join(lines))
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write("\n".join(lines) + "\n")
+    if gaps:
+        print("\ntreeprof: known gaps (%d):" % len(gaps))
+        for g in gaps:
+            print("  " + g)
+        print()
     if failures:
         print("\ntreeprof: %d problems:" % len(failures))
         for f in failures:
