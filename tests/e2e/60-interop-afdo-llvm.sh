@@ -76,8 +76,12 @@ cmp -s orig.cmp back-llvm.cmp || fail "sfdo -> LLVM -> sfdo changed counts: $(di
 
 # sfdo-convert writes both formats directly.
 "$SFDO_BUILD/sfdo-convert" -q --format=afdo1 perf.data demo -o direct.afdo 2>/dev/null
-dump_gcov --gcov_version=1 direct.afdo | grep -q "^crc32_update total:$total head:$head" ||
+# (into files first: grep -q closing a pipe early kills its writer with
+# SIGPIPE, which pipefail reports as a failure)
+dump_gcov --gcov_version=1 direct.afdo > direct.afdo.dump 2>&1
+grep -q "^crc32_update total:$total head:$head" direct.afdo.dump ||
   fail "sfdo-convert --format=afdo1 wrote other counts"
 "$SFDO_BUILD/sfdo-convert" -q --format=llvm perf.data demo -o direct.llvm 2>/dev/null
-llvm-profdata-14 show --sample direct.llvm | grep -q "^Function: crc32_update: $total, $head," ||
+llvm-profdata-14 show --sample direct.llvm > direct.llvm.show 2>&1
+grep -q "^Function: crc32_update: $total, $head," direct.llvm.show ||
   fail "sfdo-convert --format=llvm wrote other counts"
