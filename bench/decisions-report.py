@@ -116,7 +116,7 @@ def main():
     progs = a.programs.split()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
-    out = []
+    out = ["## Decisions and the transform ladder", ""]
     out.append("Written by `bench/decisions-bench.sh` on %s (the run took %d min), "
                "commit %s." % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                                int(a.elapsed) // 60, commit))
@@ -124,8 +124,9 @@ def main():
     out.append("- Command: `%s`; %s repetitions of the ref runs, interleaved "
                "(bench/real/measure.py); profiles of the train runs recorded by "
                "sfdo-record %s." % (a.command, a.reps,
-                                    "with its emulated PMU (exact instructions, "
-                                    "branch stacks)" if a.record == "emulate"
+                                    "with its emulated PMU (`--emulate -c 20011 -b "
+                                    "--regs`: taken branches with branch stacks, "
+                                    "instructions, registers)" if a.record == "emulate"
                                     else "on the cpu-clock timer"))
     out.append("- Variants: -O2; O2x (-O2 with the flags -fprofile-use adds, no "
                "profile); instrumented PGO; sfdo climbing the ladder, each rung "

@@ -112,6 +112,12 @@ program_max_count (void)
   return most;
 }
 
+double
+sfdo_samples_in (uint64_t weight)
+{
+  return (double) weight / (double) sfdo_period;
+}
+
 void
 sfdo_install_profile_info (void)
 {

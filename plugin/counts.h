@@ -22,6 +22,9 @@ double sfdo_expected_samples (uint64_t count, unsigned size);
    statements: the noise floor of a measured count.  */
 uint64_t sfdo_sample_weight (unsigned size);
 
+/* How many samples (at least) a histogram's total WEIGHT stands for.  */
+double sfdo_samples_in (uint64_t weight);
+
 /* Write the counts C onto the current function (of NODE): blocks,
    edge probabilities derived from the same flows, node->count and
    PROFILE_READ.  Blocks marked in REAL_ZERO (by index; may be NULL) are

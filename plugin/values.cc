@@ -40,8 +40,31 @@
 
 #include "../profiles/profile.h"
 #include "samplefdo.h"
+#include "counts.h"
 #include "position.h"
 #include "values.h"
+
+/* Samples a value histogram needs before it is handed to GCC.  GCC's
+   thresholds (a divisor in half the divisions, a size in five sixths of
+   the copies) are meant for exact counts: a site three samples saw with
+   one value would pass as "always".  With eight samples all alike, a
+   value that took under 70% of the calls would show so with probability
+   0.7^8, under 6%.  */
+#define SFDO_VALUE_MIN_SAMPLES 8.0
+
+/* H, or NULL if too few samples support it.  */
+
+static const struct sfdo_prof_values *
+supported (const struct sfdo_prof_values *h)
+{
+  uint64_t weight = 0;
+
+  if (!h)
+    return NULL;
+  for (size_t i = 0; i < h->nentries; i++)
+    weight = sfdo_sat_add (weight, h->entries[i].count);
+  return sfdo_samples_in (weight) >= SFDO_VALUE_MIN_SAMPLES ? h : NULL;
+}
 
 /* STMT's block count as a plain number, 0 if it has none.  */
 
@@ -271,8 +294,8 @@ sfdo_attach_value_histograms (const struct sfdo_prof_func *f)
 	tree operand;
 
 	if (division (stmt, &operand)
-	    && (h = sfdo_histogram_at (f, stmt, bb->discriminator,
-				       SFDO_VALUE_DIVMOD)))
+	    && (h = supported (sfdo_histogram_at (f, stmt, bb->discriminator,
+						  SFDO_VALUE_DIVMOD))))
 	  {
 	    attached += sfdo_attach_topn (stmt, HIST_TYPE_TOPN_VALUES, operand,
 					  entries, entries_of (h, entries));
@@ -280,20 +303,22 @@ sfdo_attach_value_histograms (const struct sfdo_prof_func *f)
 		&& TYPE_UNSIGNED (TREE_TYPE (operand)))
 	      {
 		attached += attach_pow2 (stmt, operand, h);
-		if ((h = sfdo_histogram_at (f, stmt, bb->discriminator,
-					    SFDO_VALUE_QUOTIENT)))
+		if ((h = supported (sfdo_histogram_at (f, stmt,
+						       bb->discriminator,
+						       SFDO_VALUE_QUOTIENT))))
 		  attached += attach_quotients (stmt, h);
 	      }
 	  }
 	else if (string_operation (stmt, &operand)
-		 && (h = sfdo_histogram_at (f, stmt, bb->discriminator,
-					    SFDO_VALUE_MEMSIZE)))
+		 && (h = supported (sfdo_histogram_at (f, stmt,
+						       bb->discriminator,
+						       SFDO_VALUE_MEMSIZE))))
 	  {
 	    attached += sfdo_attach_topn (stmt, HIST_TYPE_TOPN_VALUES, operand,
 					  entries, entries_of (h, entries));
 	    attached += attach_average (stmt, operand, h);
-	    if ((h = sfdo_histogram_at (f, stmt, bb->discriminator,
-					SFDO_VALUE_ALIGN)))
+	    if ((h = supported (sfdo_histogram_at (f, stmt, bb->discriminator,
+						   SFDO_VALUE_ALIGN))))
 	      attached += attach_alignment (stmt, h);
 	  }
       }

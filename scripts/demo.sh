@@ -125,7 +125,7 @@ fi
 read -r perf_event perf_period <<<"$event"
 sed 's/^/  /' "$OUT/perf-event.err"
 rm -f "$OUT/perf.data" "$OUT/perf.data.old"
-record=(perf record -q --no-bpf-event -e "$perf_event" -c "$perf_period" -g
+record=(perf record -q --no-bpf-event --no-buildid-cache -e "$perf_event" -c "$perf_period" -g
         -o "$OUT/perf.data" -- "$OUT/demo")
 say "${record[*]}"
 "${record[@]}" >/dev/null 2>"$OUT/perf-record.err" ||
