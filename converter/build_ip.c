@@ -50,11 +50,19 @@ block_sum (const struct sfdo_u64map *map, const struct sfdo_func_blocks *fb,
   return sum;
 }
 
+/* Samples of the cycles event a block needs before it is called over-
+   or under-sampled: below that, the ratio of two sample counts is mostly
+   noise (with two events that measure the same thing, every block would
+   be classified one way or the other by chance).  */
+#define CLASSIFY_MIN_SAMPLES 16
+
 /* Chen et al.'s classification of each block of FB from its counted
-   (instructions) weight WEIGHT[k] and T's cycles and stall cycles.  */
+   (instructions) weight WEIGHT[k] and T's cycles and stall cycles; ONE is
+   one sample's weight.  */
 static uint8_t *
 classify_blocks (const struct sfdo_tally *t, const struct sfdo_func_blocks *fb,
-                 const uint64_t *weight, struct sfdo_convert_stats *stats)
+                 const uint64_t *weight, uint64_t one,
+                 struct sfdo_convert_stats *stats)
 {
   uint8_t *classes = (uint8_t *) sfdo_xcalloc (fb->nblocks + 1, 1);
   for (size_t k = 0; k < fb->nblocks; k++)
@@ -64,8 +72,10 @@ classify_blocks (const struct sfdo_tally *t, const struct sfdo_func_blocks *fb,
         = (double) block_sum (&t->stall_weights, fb, &fb->blocks[k]);
       if (!weight[k] && !clk)
         continue;
-      classes[k] = (uint8_t) sfdo_classify_block ((double) weight[k], clk,
-                                                  stall);
+      classes[k] = clk < (double) CLASSIFY_MIN_SAMPLES * (double) one
+                   ? SFDO_SAMPLING_OK
+                   : (uint8_t) sfdo_classify_block ((double) weight[k], clk,
+                                                    stall);
       stats->blocks_classified++;
       stats->blocks_over += classes[k] == SFDO_SAMPLING_OVER;
       stats->blocks_under += classes[k] == SFDO_SAMPLING_UNDER;
@@ -149,7 +159,10 @@ build_function (struct ip_builder *ib, uint64_t lo, uint64_t hi,
   if (ib->o->smooth)
     {
       uint8_t *classes = ib->o->classify
-                         ? classify_blocks (ib->t, &fb, weight, ib->stats)
+                         ? classify_blocks (ib->t, &fb, weight,
+                                            ib->o->min_sample_weight
+                                            ? ib->o->min_sample_weight : 1,
+                                            ib->stats)
                          : NULL;
       sfdo_binflow_smooth (&fb, 0, classes, count);
       ib->stats->functions_smoothed++;
