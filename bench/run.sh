@@ -26,3 +26,10 @@ echo "== which records of the AFDO export GCC applies (bench/afdo-applied-bench.
 bench/afdo-applied-bench.sh
 echo "== the LLVM export against clang's PGO on Lua (bench/llvm-bench.sh)"
 bench/llvm-bench.sh
+echo "== GCC's tree-prof tests, -O2, PGO and sfdo (bench/treeprof-bench.sh)"
+rc=0; bench/treeprof-bench.sh || rc=$?
+((rc == 0 || rc == 77)) || exit "$rc"
+echo "== decisions against PGO's and the transform ladder (bench/decisions-bench.sh)"
+record=timer
+"$PWD/build/sfdo-record" --emulate --stat -o /dev/null -- true >/dev/null 2>&1 && record=emulate
+bench/decisions-bench.sh --record "$record"
