@@ -438,6 +438,7 @@ split_unmeasured_branch (struct sfdo_fn_counts *c, basic_block bb,
 
   if (!total || !sfdo_direction_unmeasured (c, bb) || !arms_rejoin (c, bb))
     return;
+  c->hottest_if_converted = MAX (c->hottest_if_converted, total);
   FOR_EACH_EDGE (e, ei, bb->succs)
     psum += MAX (prior (e), 0.0);
   if (psum <= 0)

@@ -33,6 +33,9 @@ struct sfdo_fn_counts
   /* Call blocks counted from the inline instance the profiled binary had
      there.  */
   unsigned calls_from_inlinees;
+  /* The largest count of a branch the profiled binary had turned into a
+     conditional move (its direction unmeasured, its arms rejoining).  */
+  uint64_t hottest_if_converted;
 };
 
 /* Measure the current function's blocks from its profile F and, with

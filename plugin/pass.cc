@@ -286,6 +286,47 @@ prepare_inlining (sfdo_extra_map *extra)
     }
 }
 
+/* Whether the tracer would undo what the profiled binary did in the
+   current function, counted in C: its tail duplication copies the blocks
+   after a hot branch into each arm, after which the branch can no longer
+   become a conditional move.  Where the profiled binary had made one of a
+   branch that runs at least an eighth as often as the function's busiest
+   block, the branch is likely unpredictable (GCC if-converts what its
+   guess cannot call), and a mispredicted jump costs more than the taken
+   jumps the tracer saves: on examples/demo.c's CRC loop, -ftracer makes
+   the build 2.3 times slower, -fprofile-use's own as much.  */
+
+static bool
+tracer_would_undo_if_conversion (const struct sfdo_fn_counts *c)
+{
+  uint64_t busiest = 0;
+
+  for (int b = 0; b < c->nblocks; b++)
+    busiest = MAX (busiest, c->block[b]);
+  return c->hottest_if_converted && c->hottest_if_converted >= busiest / 8;
+}
+
+/* Turn -ftracer off for the function of DECL alone, as
+   __attribute__ ((optimize ("no-tracer"))) would.  */
+
+static void
+disable_tracer (tree decl)
+{
+  struct gcc_options opts = global_options;
+  struct gcc_options opts_set = global_options_set;
+  tree node = DECL_FUNCTION_SPECIFIC_OPTIMIZATION (decl);
+
+  if (!node)
+    node = optimization_default_node;
+  cl_optimization_restore (&opts, &opts_set, TREE_OPTIMIZATION (node));
+  if (!opts.x_flag_tracer)
+    return;
+  opts.x_flag_tracer = 0;
+  DECL_FUNCTION_SPECIFIC_OPTIMIZATION (decl)
+    = build_optimization_node (&opts, &opts_set);
+  sfdo_stats.tracer_off++;
+}
+
 /* Stage 3 for the current function (of NODE, profile F): its counts
    onto the CFG, with HEAD (when nonzero) as its entry count.  SEEN (NULL
    on a second annotation) collects the statistics.  */
@@ -307,6 +348,8 @@ annotate_function (cgraph_node *node, const struct sfdo_prof_func *f,
   sfdo_annotate_blocks (f, true, head, &c);
   zeros = sfdo_find_real_zeros (&c);
   sfdo_write_counts (node, &c, zeros);
+  if (seen && tracer_would_undo_if_conversion (&c))
+    disable_tracer (node->decl);
   estimates = sfdo_record_loop_estimates ();
   if (seen)
     {

@@ -144,6 +144,10 @@ print_stats (void)
 	   SFDO_PLUGIN_NAME, unit, s->zero_blocks, s->unlikely_functions,
 	   s->replayed_inlines, s->loop_estimates, s->icall_histograms,
 	   s->value_histograms);
+  if (s->tracer_off)
+    fprintf (stderr, "%s: %s: -ftracer off in %u functions where the "
+	     "profiled binary had if-converted a hot branch\n",
+	     SFDO_PLUGIN_NAME, unit, s->tracer_off);
   if (s->inconsistent_blocks)
     fprintf (stderr, "%s: %s: %u blocks whose edge counts do not add up\n",
 	     SFDO_PLUGIN_NAME, unit, s->inconsistent_blocks);
