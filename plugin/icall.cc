@@ -123,8 +123,7 @@ static bool
 attach_instance_targets (const struct sfdo_prof_func *f, gcall *call,
 			 unsigned disc)
 {
-  struct sfdo_hist_entry entries[GCOV_TOPN_MAXIMUM_TRACKED_VALUES + 1];
-  unsigned n = 0;
+  auto_vec<sfdo_hist_entry, 8> entries;
   uint32_t offset;
   const struct sfdo_prof_func *g = sfdo_innermost_profile (f, call, &offset);
 
@@ -139,12 +138,14 @@ attach_instance_targets (const struct sfdo_prof_func *f, gcall *call,
 	  || !(id = profile_id_of (sfdo_profile_str (sfdo_profile,
 						      c->callee->name))))
 	continue;
-      entries[n++] = { id, count };
-      qsort (entries, n, sizeof *entries, by_count_desc);
-      n = MIN (n, (unsigned) GCOV_TOPN_MAXIMUM_TRACKED_VALUES);
+      entries.safe_push ({ id, count });
     }
-  return n && sfdo_attach_topn (call, HIST_TYPE_INDIR_CALL,
-				gimple_call_fn (call), entries, n);
+  entries.qsort (by_count_desc);
+  return !entries.is_empty ()
+	 && sfdo_attach_topn (call, HIST_TYPE_INDIR_CALL, gimple_call_fn (call),
+			      entries.address (),
+			      MIN (entries.length (),
+				   (unsigned) GCOV_TOPN_MAXIMUM_TRACKED_VALUES));
 }
 
 unsigned

@@ -27,4 +27,6 @@ grep -q -- '-ftracer off in [1-9]' "$DECIDE_DIR/sfdo/plugin.err" ||
   fail "the plugin did not say it turned the tracer off: $(cat "$DECIDE_DIR/sfdo/plugin.err")"
 others=$(awk '/^;; Function/ {f = $3} f != "crc32_update" && /^Duplicated/ {n++}
               END {print n + 0}' "$(decide_dump sfdo demo.c tracer)")
+((others > 0)) ||
+  fail "sfdo's tracer duplicated nothing outside crc32_update: it is off everywhere"
 echo "$TEST_NAME: PGO's tracer duplicated $(traced crc32_update pgo) blocks of crc32_update, sfdo's none; $others elsewhere"
