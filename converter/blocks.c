@@ -262,12 +262,39 @@ note_division (const cs_insn *insn, struct sfdo_insn_info *out)
   out->div_signed = insn->id == X86_INS_IDIV;
 }
 
+/* An indirect call or jump through a register: its perf number, else
+   -1.  */
+static int
+target_register (csh h, const cs_insn *insn)
+{
+  const cs_x86 *x = &insn->detail->x86;
+  if ((!cs_insn_group (h, insn, CS_GRP_CALL)
+       && !cs_insn_group (h, insn, CS_GRP_JUMP))
+      || x->op_count != 1 || x->operands[0].type != X86_OP_REG)
+    return -1;
+  return perf_reg (x->operands[0].reg);
+}
+
+/* A 64-bit move between registers: the source's perf number, else -1.  */
+static int
+move_source (const cs_insn *insn)
+{
+  const cs_x86 *x = &insn->detail->x86;
+  if (insn->id != X86_INS_MOV || x->op_count != 2
+      || x->operands[0].type != X86_OP_REG || x->operands[1].type != X86_OP_REG
+      || x->operands[0].size != 8)
+    return -1;
+  return perf_reg (x->operands[1].reg);
+}
+
 void
 sfdo_decode_one (struct sfdo_decoder *d, const uint8_t *code, size_t len,
                  uint64_t addr, struct sfdo_insn_info *out)
 {
   memset (out, 0, sizeof *out);
   out->div_reg = -1;
+  out->target_reg = -1;
+  out->move_from = -1;
   const uint8_t *p = code;
   if (!cs_disasm_iter (d->handle, &p, &len, &addr, d->insn))
     return;
@@ -276,6 +303,8 @@ sfdo_decode_one (struct sfdo_decoder *d, const uint8_t *code, size_t len,
   out->call_target = direct_target (d->handle, d->insn, CS_GRP_CALL);
   out->jump_target = direct_target (d->handle, d->insn, CS_GRP_JUMP);
   note_division (d->insn, out);
+  out->target_reg = (int8_t) target_register (d->handle, d->insn);
+  out->move_from = (int8_t) move_source (d->insn);
   cs_regs read, written;
   uint8_t nread = 0, nwritten = 0;
   if (cs_regs_access (d->handle, d->insn, read, &nread, written, &nwritten)

@@ -69,6 +69,11 @@ struct sfdo_insn_info {
   uint32_t writes;            /* bit R set: writes register R */
   uint64_t call_target;       /* a direct call's target, else 0 */
   uint64_t jump_target;       /* a direct jump's target, else 0 */
+  int8_t target_reg;          /* an indirect call or jump to the address
+                                 in this register (perf's number), else -1 */
+  int8_t move_from;           /* a 64-bit register-to-register move from
+                                 this register (into the one it writes),
+                                 else -1 */
 };
 
 /* Decode the instruction at CODE (LEN bytes available), loaded at ADDR.  */

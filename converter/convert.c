@@ -336,7 +336,8 @@ sfdo_converter_build (struct sfdo_converter *cv, struct sfdo_profile **out,
   const struct sfdo_convert_stats *st = &cv->stats;
   struct sfdo_build_notes notes = {
     o->tool, events, cv->nnotes, st->used,
-    st->samples - st->used - st->aux_used, st->callchains != 0
+    st->samples - st->used - st->aux_used,
+    st->callchains != 0 || st->unwound != 0
   };
   return sfdo_build_profile (&bo, cv->match, cv->tallies, &notes, &cv->stats,
                              out, err);

@@ -20,6 +20,7 @@
 #include "../common/error.h"
 #include "../perfdata/perfdata.h"
 #include "../profiles/profile.h"
+#include "unwind.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -65,6 +66,9 @@ struct sfdo_convert_stats {
   uint64_t no_line;             /* in a binary, but no line info there */
   uint64_t lost;                /* the kernel's LOST records */
   uint64_t callchains;          /* samples with a callchain */
+  uint64_t stacks;              /* samples unwound from a user stack copy */
+  uint64_t unwound;             /* of those: caller recovered (or none) */
+  uint64_t unwind_stops[SFDO_UNWIND_NSTOPS];   /* why each walk stopped */
   uint64_t lbr_samples;         /* samples with a branch stack */
   uint64_t lbr_branches, lbr_branches_dropped;
   uint64_t lbr_ranges, lbr_ranges_dropped;

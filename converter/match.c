@@ -277,6 +277,19 @@ sfdo_match_resolve (struct sfdo_match *m, uint32_t pid, uint64_t ip,
   return SFDO_MATCH_OK;
 }
 
+int
+sfdo_match_locate (struct sfdo_match *m, uint32_t pid, uint64_t ip,
+                   uint64_t time, const char **path, uint64_t *offset)
+{
+  struct sfdo_procmap_hit hit;
+  if (sfdo_procmap_lookup (m->procmap, pid, ip, time, &hit) != 0)
+    return -1;
+  const struct mapped_file *f = &m->files[hit.file_id];
+  *path = f->binary >= 0 ? m->binaries[f->binary].path : f->name;
+  *offset = hit.pgoff + (ip - hit.start);
+  return 0;
+}
+
 void
 sfdo_match_count_sample (struct sfdo_match *m, uint32_t file)
 {

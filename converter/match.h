@@ -92,6 +92,13 @@ enum sfdo_match_result sfdo_match_resolve (struct sfdo_match *m, uint32_t pid,
                                            uint64_t ip, uint64_t time,
                                            struct sfdo_match_at *at);
 
+/* The file mapped at IP of process PID at TIME, and IP's offset in it:
+   the given binary's own path when the mapping is of a given binary, else
+   the path the recording names.  Returns 0, or -1 when nothing was mapped
+   there then.  For the unwinder (unwind.h).  */
+int sfdo_match_locate (struct sfdo_match *m, uint32_t pid, uint64_t ip,
+                       uint64_t time, const char **path, uint64_t *offset);
+
 /* Count one sample in mapped file FILE (for the report of where samples
    went when they missed every binary).  */
 void sfdo_match_count_sample (struct sfdo_match *m, uint32_t file);

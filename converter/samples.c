@@ -20,6 +20,11 @@
 /* The entries of a branch stack looked at (LBR has 32).  */
 #define MAX_BRANCH_ENTRIES 256
 
+/* The frames an unwind gives at most (perf's -g default is 127; the
+   first few give nearly every call edge, and a 8 KB stack copy rarely
+   holds more).  */
+#define MAX_UNWIND_FRAMES 64
+
 struct sfdo_deferred_sample {
   uint32_t pid;
   struct sfdo_event_use use;
@@ -43,6 +48,17 @@ sfdo_walk_init (struct sfdo_walk *w, struct sfdo_match *match,
   w->stats = stats;
 }
 
+/* The unwinder's view of code: the mappings of the sample being
+   unwound.  */
+static int
+locate_for_unwind (void *ctx, uint64_t ip, const char **path,
+                   uint64_t *offset)
+{
+  struct sfdo_walk *w = ctx;
+  return sfdo_match_locate (w->match, w->unwind_pid, ip, w->unwind_time,
+                            path, offset);
+}
+
 static void
 free_deferred (struct sfdo_walk *w)
 {
@@ -62,6 +78,8 @@ sfdo_walk_release (struct sfdo_walk *w)
   free (w->deferred);
   w->deferred = NULL;
   w->cap_deferred = 0;
+  sfdo_unwinder_free (w->unwinder);
+  w->unwinder = NULL;
 }
 
 /* --- Branch stacks and callchains ----------------------------------------- */
@@ -134,6 +152,66 @@ take_callchain (struct sfdo_walk *w, uint32_t pid, uint64_t time,
       callee = vaddr;
       callee_tally = t;
     }
+}
+
+/* --- Unwinding ------------------------------------------------------------- */
+
+/* The user-space entries of the N words of CHAIN.  */
+static uint64_t
+user_frames (const uint64_t *chain, uint64_t n)
+{
+  uint64_t frames = 0;
+  for (uint64_t i = 0; i < n; i++)
+    frames += chain[i] < PERF_CONTEXT_MAX;
+  return frames;
+}
+
+/* Unwind sample S of event A (at TIME) from its registers and stack copy
+   into CHAIN (MAX_UNWIND_FRAMES words); returns how many frames, 0 when
+   the sample has no stack copy.  */
+static uint64_t
+unwind_sample (struct sfdo_walk *w, const struct sfdo_perfdata_attr *a,
+               const struct sfdo_perfdata_sample *s, uint64_t time,
+               uint64_t *chain)
+{
+  struct sfdo_unwind_regs regs;
+  uint64_t size = s->stack_dyn_size && s->stack_dyn_size < s->stack_size
+                  ? s->stack_dyn_size : s->stack_size;
+  if (!a || !(s->fields & SFDO_PERFDATA_S_STACK_USER)
+      || !(s->fields & SFDO_PERFDATA_S_REGS_USER) || !size || !s->stack
+      || sfdo_unwind_regs_from_perf (&s->regs_user, a->sample_regs_user,
+                                     &regs) != 0)
+    return 0;
+  if (!w->unwinder)
+    w->unwinder = sfdo_unwinder_new (locate_for_unwind, w);
+  w->unwind_pid = s->pid;
+  w->unwind_time = time;
+  struct sfdo_unwind_stack stack = { regs.r[SFDO_UNWIND_SP], s->stack,
+                                     size };
+  enum sfdo_unwind_stop why;
+  uint64_t n = sfdo_unwind (w->unwinder, &regs, &stack, chain,
+                            MAX_UNWIND_FRAMES, &why);
+  struct sfdo_convert_stats *st = w->stats;
+  st->stacks++;
+  st->unwind_stops[why]++;
+  st->unwound += n >= 2 || why == SFDO_UNWIND_OUTERMOST;
+  return n;
+}
+
+/* The resolver of indirect-call targets for a sample of PID at TIME in
+   the binary of tally T.  */
+struct same_binary {
+  struct sfdo_walk *w;
+  uint32_t pid;
+  uint64_t time;
+  const struct sfdo_tally *t;
+};
+
+static int
+resolve_in_same_binary (void *ctx, uint64_t addr, uint64_t *vaddr)
+{
+  struct same_binary *sb = ctx;
+  return tally_at (sb->w, sb->pid, addr, sb->time, vaddr) == sb->t;
 }
 
 /* --- Addresses ------------------------------------------------------------- */
@@ -313,15 +391,25 @@ sfdo_walk_sample (struct sfdo_walk *w, const struct sfdo_event_plan *plan,
       defer (w, &use, count, s, time, weight);
       return;
     }
-  if (!take_mapped (w, &use, count, s->pid, time, weight, s->callchain,
+  const uint64_t *chain = s->callchain;
+  uint64_t unwound[MAX_UNWIND_FRAMES];
+  if (use.calls && user_frames (chain, nchain) < 2)
+    {
+      uint64_t n = unwind_sample (w, attr, s, time, unwound);
+      if (n)
+        chain = unwound, nchain = n;
+    }
+  if (!take_mapped (w, &use, count, s->pid, time, weight, chain,
                     nchain, s->branches, nbranch, where)
       || where != SFDO_MATCH_OK || !use.values
       || !(s->fields & (SFDO_PERFDATA_S_REGS_USER | SFDO_PERFDATA_S_REGS_INTR)))
     return;
+  struct same_binary sb = { w, s->pid, time, &w->tallies[at.binary] };
+  struct sfdo_code_resolver code = { resolve_in_same_binary, &sb };
   if (sfdo_values_take (&w->sites[at.binary],
                         sfdo_match_binary (w->match, at.binary)->symtab,
                         w->decoder, &w->tallies[at.binary], at.vaddr, s, attr,
-                        weight))
+                        weight, &code))
     st->values++;
 }
 

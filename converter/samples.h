@@ -7,16 +7,20 @@
  * straight run from one branch's target to the next branch's source,
  * each entry weighing its share of the sample's period; its callchain
  * gives (return address, callee address) pairs, from which indirect calls
- * learn their targets; its registers give values (values.h).  All of it
+ * learn their targets; a sample without a user callchain but with
+ * registers and a copy of the user stack is unwound (unwind.h) into one;
+ * its registers give values (values.h).  All of it
  * may come from one sample: a branch stack does not stop its registers or
  * its address from counting.
  *
  * perf writes each CPU's buffer in turn, so a sample can come before the
  * mmap of its code in the file.  Such samples wait (their address,
  * weight, callchain and branch stack; not their registers) until
- * sfdo_walk_deferred(), within a bound on memory.
+ * sfdo_walk_deferred(), within a bound on memory; they are not unwound
+ * (their stack copies are not kept).
  *
- * Depends on perfdata/, match.h, event_plan.h, tally.h, values.h.  */
+ * Depends on perfdata/, match.h, event_plan.h, tally.h, unwind.h,
+ * values.h.  */
 #ifndef SFDO_CONVERTER_SAMPLES_H
 #define SFDO_CONVERTER_SAMPLES_H
 
@@ -29,6 +33,7 @@
 #include "event_plan.h"
 #include "match.h"
 #include "tally.h"
+#include "unwind.h"
 #include "values.h"
 
 struct sfdo_deferred_sample;
@@ -50,6 +55,9 @@ struct sfdo_walk {
   struct sfdo_event_count aux[SFDO_PLAN_MAX_AUX];
   struct sfdo_deferred_sample *deferred;
   size_t ndeferred, cap_deferred, deferred_words;
+  struct sfdo_unwinder *unwinder;   /* for samples with a stack copy */
+  uint32_t unwind_pid;          /* the sample being unwound */
+  uint64_t unwind_time;
 };
 
 /* A walk over the binaries of MATCH into TALLIES and SITES (one each per

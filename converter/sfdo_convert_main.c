@@ -309,6 +309,26 @@ show_progress (uint64_t records, void *ctx)
            (unsigned long long) (records >> 20));
 }
 
+/* How many samples' stack copies gave their caller, and why the walks
+   that did not reach the outermost frame stopped.  */
+static void
+print_unwind_stats (const struct sfdo_convert_stats *s)
+{
+  fprintf (stderr, "sfdo-convert: %llu samples unwound from stack copies: "
+           "caller recovered in %llu (%.1f%%); walks stopped at:",
+           (unsigned long long) s->stacks, (unsigned long long) s->unwound,
+           100.0 * (double) s->unwound / (double) s->stacks);
+  const char *sep = " ";
+  for (int i = 0; i < SFDO_UNWIND_NSTOPS; i++)
+    if (s->unwind_stops[i])
+      {
+        fprintf (stderr, "%s%s %llu", sep, sfdo_unwind_stop_name (i),
+                 (unsigned long long) s->unwind_stops[i]);
+        sep = ", ";
+      }
+  fputc ('\n', stderr);
+}
+
 static void
 print_stats (const struct sfdo_convert_stats *s)
 {
@@ -325,6 +345,8 @@ print_stats (const struct sfdo_convert_stats *s)
            (unsigned long long) s->no_line, (unsigned long long) s->lost,
            (unsigned long long) s->callchains,
            (unsigned long long) s->values);
+  if (s->stacks)
+    print_unwind_stats (s);
   if (s->lbr_samples)
     fprintf (stderr,
              "sfdo-convert: %llu branch stacks: %llu of %llu branches and "

@@ -10,6 +10,7 @@ sfdo_tally_release (struct sfdo_tally *t)
   sfdo_pairmap_release (&t->ranges);
   sfdo_pairmap_release (&t->branches);
   sfdo_pairmap_release (&t->calls);
+  sfdo_pairmap_release (&t->call_values);
   for (int k = 0; k < SFDO_VALUE_NKINDS; k++)
     sfdo_pairmap_release (&t->values[k]);
 }

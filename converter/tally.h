@@ -27,6 +27,8 @@ struct sfdo_tally {
   struct sfdo_pairmap calls;    /* callchains: (return address, address in
                                    the callee) */
   struct sfdo_pairmap values[SFDO_VALUE_NKINDS];  /* (site, value) seen */
+  struct sfdo_pairmap call_values;  /* registers at indirect calls: (call
+                                       address, target vaddr) */
 };
 
 void sfdo_tally_release (struct sfdo_tally *t);

@@ -34,8 +34,8 @@ is_mem_operation (const struct sfdo_symtab *st, uint64_t target)
 
 /* Whether instruction INFO at AT is a site (a division by a register, a
    memory operation's call, or its tail call: a function that only passes
-   its arguments on compiles to a jump) whose operand WRITTEN leaves
-   intact.  */
+   its arguments on compiles to a jump; an indirect call or jump through a
+   register) whose operand WRITTEN leaves intact.  */
 static int
 site_at (const struct sfdo_symtab *st, const struct sfdo_insn_info *info,
          uint64_t at, uint32_t written, struct sfdo_value_site *site)
@@ -61,6 +61,32 @@ site_at (const struct sfdo_symtab *st, const struct sfdo_insn_info *info,
   return 0;
 }
 
+/* An indirect call or jump INFO at AT through a register, reached from
+   the sample over the N instructions WINDOW: the register that held its
+   target at the sample, following 64-bit moves back (GCC often copies a
+   function pointer into rax just before the call).  0 if another write
+   hides it.  */
+static int
+icall_site_at (const struct sfdo_insn_info *info, uint64_t at,
+               const struct sfdo_insn_info *window, int n,
+               struct sfdo_value_site *site)
+{
+  if ((info->kind != SFDO_INSN_CALL && info->kind != SFDO_INSN_JUMP)
+      || info->target_reg < 0)
+    return 0;
+  int reg = info->target_reg;
+  for (int k = n - 1; k >= 0; k--)
+    if (window[k].writes & (1u << reg))
+      {
+        if (window[k].move_from < 0)
+          return 0;
+        reg = window[k].move_from;
+      }
+  *site = (struct sfdo_value_site) { at, (int8_t) reg, 8, 0, SFDO_VALUE_ICALL,
+                                     1 };
+  return 1;
+}
+
 /* Find the site the sample at VADDR sees; 0 if none.  */
 static int
 find_site (struct sfdo_decoder *dec, const struct sfdo_symtab *st,
@@ -76,18 +102,20 @@ find_site (struct sfdo_decoder *dec, const struct sfdo_symtab *st,
     len = (size_t) (hi - vaddr);
   uint32_t written = 0;
   uint64_t at = vaddr;
+  struct sfdo_insn_info window[MAX_LOOKAHEAD];
   for (int n = 0; n < MAX_LOOKAHEAD && at < hi; n++)
     {
-      struct sfdo_insn_info info;
-      sfdo_decode_one (dec, code + (at - vaddr), (size_t) (hi - at), at, &info);
-      if (!info.size)
+      struct sfdo_insn_info *info = &window[n];
+      sfdo_decode_one (dec, code + (at - vaddr), (size_t) (hi - at), at, info);
+      if (!info->size)
         return 0;
-      if (site_at (st, &info, at, written, site))
+      if (site_at (st, info, at, written, site)
+          || icall_site_at (info, at, window, n, site))
         return 1;
-      if (info.kind != SFDO_INSN_OTHER || info.div_reg >= 0)
+      if (info->kind != SFDO_INSN_OTHER || info->div_reg >= 0)
         return 0;
-      written |= info.writes;
-      at += info.size;
+      written |= info->writes;
+      at += info->size;
     }
   return 0;
 }
@@ -168,7 +196,8 @@ int
 sfdo_values_take (struct sfdo_value_sites *vs, const struct sfdo_symtab *st,
                   struct sfdo_decoder *dec, struct sfdo_tally *t,
                   uint64_t vaddr, const struct sfdo_perfdata_sample *s,
-                  const struct sfdo_perfdata_attr *attr, uint64_t weight)
+                  const struct sfdo_perfdata_attr *attr, uint64_t weight,
+                  const struct sfdo_code_resolver *code)
 {
   const struct sfdo_perfdata_regs *regs = &s->regs_user;
   uint64_t mask = attr ? attr->sample_regs_user : 0;
@@ -181,6 +210,14 @@ sfdo_values_take (struct sfdo_value_sites *vs, const struct sfdo_symtab *st,
   if (!site || !register_value (regs, mask, (unsigned) site->reg, site->width,
                                 site->is_signed, &value))
     return 0;
+  if (site->kind == SFDO_VALUE_ICALL)
+    {
+      uint64_t target;
+      if (!code || !code->resolve (code->ctx, value, &target))
+        return 0;
+      sfdo_tally_pair (&t->call_values, site->addr, target, weight);
+      return 1;
+    }
   sfdo_tally_pair (&t->values[site->kind], site->addr, value, weight);
   uint64_t quotient;
   if (site->kind == SFDO_VALUE_DIVMOD

@@ -344,7 +344,7 @@ write_file (struct merge *m, const struct sfdo_emu_convert *c,
       sfdo_perfdata_writer_abort (m->w);
       return rc;
     }
-  m->t->build_ids = sfdo_rec_add_build_ids (m->w);
+  m->t->build_ids = sfdo_rec_add_build_ids (m->w, 0);
   m->t->bytes = sfdo_perfdata_writer_data_size (m->w);
   struct sfdo_perfdata_writer *w = m->w;
   m->w = NULL;

@@ -94,6 +94,9 @@ sfdo_rec_emulate_refusal (const struct sfdo_rec_options *o, int stat)
            " instructions, give -c PERIOD";
   if (o->callchain)
     return "-g is not emulated (no callchains); -b gives branch stacks";
+  if (o->stack_size)
+    return "--call-graph dwarf is not emulated (no stack copies); -b gives"
+           " branch stacks, with calls and returns";
   if (o->duration)
     return "--duration does not apply to --emulate; stop the command with"
            " SIGINT or SIGTERM (the file is still written)";

@@ -135,7 +135,7 @@ sfdo_rec_choose (const struct sfdo_rec_caps *caps, int want_branches,
             strerror (caps->hw_errno ? caps->hw_errno : 2));
   say (out, text);
   add (out, "cpu-clock", 0, 0, SFDO_REC_SW_PERIOD);
-  say (out, "sampling cpu-clock, a software timer, IP only");
+  say (out, "sampling cpu-clock, a software timer");
   return SFDO_OK;
 }
 
@@ -157,6 +157,6 @@ sfdo_rec_fall_back (struct sfdo_rec_choice *c, int branches_required)
     return 0;
   memset (c, 0, sizeof *c);
   add (c, "cpu-clock", 0, 0, SFDO_REC_SW_PERIOD);
-  say (c, "falling back to cpu-clock, a software timer, IP only");
+  say (c, "falling back to cpu-clock, a software timer");
   return 1;
 }

@@ -279,7 +279,7 @@ sfdo_rec_elf_build_id (const char *path, uint8_t id[20])
 }
 
 size_t
-sfdo_rec_add_build_ids (struct sfdo_perfdata_writer *w)
+sfdo_rec_add_build_ids (struct sfdo_perfdata_writer *w, int all_mapped)
 {
   size_t added = 0, n = sfdo_perfdata_writer_nmapped (w);
   sfdo_perfdata_writer_count_samples (w);
@@ -291,7 +291,8 @@ sfdo_rec_add_build_ids (struct sfdo_perfdata_writer *w)
       size_t size;
       struct stat st;
       /* As perf record: only files that were sampled.  */
-      if (!m->samples || name[0] != '/' || strstr (name, " (deleted)"))
+      if ((!m->samples && !all_mapped) || name[0] != '/'
+          || strstr (name, " (deleted)"))
         continue;
       /* Another file under that name (replaced since, or in another
          mount namespace) would give a wrong build-id: none is better.  */

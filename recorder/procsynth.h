@@ -10,7 +10,8 @@
  *   sfdo_rec_host_info()      the header features: uname, /proc/cpuinfo,
  *                             /proc/meminfo, CPU counts;
  *   sfdo_rec_add_build_ids()  a BUILD_ID entry for every file the
- *                             recording mapped and sampled, from its
+ *                             recording mapped and sampled (with stack copies:
+ *                             every one mapped), from its
  *                             ELF NT_GNU_BUILD_ID note (libelf).  */
 #ifndef SFDO_RECORDER_PROCSYNTH_H
 #define SFDO_RECORDER_PROCSYNTH_H
@@ -41,9 +42,11 @@ void sfdo_rec_host_info (struct sfdo_perfdata_host *host, int argc,
                          const char *const *argv);
 
 /* Add the build-id of each ELF file the MMAP/MMAP2 records written to W
-   name and a sample written to W fell in (files without the note, gone,
-   or not ELF are skipped).  Returns how many were added.  */
-size_t sfdo_rec_add_build_ids (struct sfdo_perfdata_writer *w);
+   name and a sample written to W fell in, or with ALL_MAPPED every one
+   (samples with stack copies: their callers may be in any file, whose CFI
+   sfdo-convert reads); files without the note, gone, or not ELF are
+   skipped.  Returns how many were added.  */
+size_t sfdo_rec_add_build_ids (struct sfdo_perfdata_writer *w, int all_mapped);
 
 /* The GNU build-id of ELF file PATH into ID (up to 20 bytes); returns its
    size, 0 when there is none.  */

@@ -356,6 +356,27 @@ describe (struct session *ss, struct sfdo_error *err)
   return rc;
 }
 
+/* Stack copies for sfdo-convert's unwinder, on every event of SET: of the
+   size --call-graph gave, or by default where no event records branch
+   stacks (LBR gives the calls better).  */
+static void
+add_stack_copies (struct event_set *set, const struct sfdo_rec_options *o)
+{
+  uint32_t size = o->stack_size;
+  for (size_t i = 0; !o->call_graph_given && i < set->n; i++)
+    if (set->attrs[i].sample_type & PERF_SAMPLE_BRANCH_STACK)
+      return;
+  if (!o->call_graph_given)
+    size = SFDO_REC_STACK_DEFAULT;
+  for (size_t i = 0; size && i < set->n; i++)
+    {
+      struct perf_event_attr *a = &set->attrs[i];
+      a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+      a->sample_regs_user = SFDO_REC_REGS_MASK;
+      a->sample_stack_user = size;
+    }
+}
+
 /* Open the events on TARGET.  The default set falls back, saying so,
    when the PMU refuses it: first without precise sampling, then to
    cpu-clock (not with -b).  Events given with -e do not.  */
@@ -368,6 +389,7 @@ open_sampler (struct session *ss, const struct sfdo_rec_target *target,
     {
       struct sfdo_error why;
       sfdo_error_clear (&why);
+      add_stack_copies (&ss->set, o);
       enum sfdo_errc rc = sfdo_rec_sampler_open (ss->set.attrs,
                                                  ss->set.name_ptrs, ss->set.n,
                                                  target, o->mmap_pages,
@@ -410,6 +432,12 @@ start (struct session *ss, struct sfdo_error *err)
   struct sfdo_rec_target target = { ss->tids, ss->ntids, o->all_cpus };
   if (!rc)
     rc = open_sampler (ss, &target, err);
+  if (!rc && ss->set.n
+      && (ss->set.attrs[0].sample_type & PERF_SAMPLE_STACK_USER)
+      && !o->call_graph_given)
+    note (o, "no branch stacks: each sample copies %u bytes of user stack, "
+          "for the callers sfdo-convert unwinds (--call-graph none: not)",
+          (unsigned) ss->set.attrs[0].sample_stack_user);
   if (!rc)
     rc = describe (ss, err);
   if (!rc && (o->npids || o->all_cpus))
@@ -523,7 +551,9 @@ sfdo_rec_run (const struct sfdo_rec_options *o, struct sfdo_rec_result *res)
   res->lost = st->lost;
   res->bytes = sfdo_perfdata_writer_data_size (ss.w);
   res->stop_signal = stop_signal;
-  res->build_ids = rc ? 0 : sfdo_rec_add_build_ids (ss.w);
+  res->build_ids
+    = rc ? 0 : sfdo_rec_add_build_ids (ss.w, ss.set.n && (ss.set.attrs[0].sample_type
+                                                     & PERF_SAMPLE_STACK_USER));
   struct sfdo_perfdata_writer *w = ss.w;
   ss.w = NULL;
   if (!rc)

@@ -24,6 +24,11 @@ struct sfdo_rec_options {
   uint64_t freq;                /* -F; 0: a fixed period */
   int jitter;                   /* randomise the period's low bits */
   int branch_stack, callchain, regs;
+  /* --call-graph dwarf,SIZE: SIZE; 0 with call_graph_given: none.  Without
+     call_graph_given, SFDO_REC_STACK_DEFAULT where no event has branch
+     stacks.  */
+  uint32_t stack_size;
+  int call_graph_given;
   unsigned mmap_pages;          /* per CPU, a power of two */
   const pid_t *pids;            /* -p */
   size_t npids;

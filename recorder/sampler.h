@@ -41,6 +41,12 @@ struct sfdo_rec_sampling {
    (perf_regs.h bit numbers), what sfdo-convert's value profiles read.  */
 #define SFDO_REC_REGS_MASK 0xff01ffull
 
+/* The user stack copied with each sample where there are no branch
+   stacks: enough for the caller of nearly every sample (bench/RESULTS.md,
+   "Call edges without LBR", measured 256 B to 8 KB).  A multiple of 8.  */
+#define SFDO_REC_STACK_DEFAULT 1024
+#define SFDO_REC_STACK_MAX 65528
+
 /* Set everything but the event (type, config, precise_ip) in ATTR:
    sample_type (IDENTIFIER, IP, TID, TIME, CPU, PERIOD, and CALLCHAIN,
    BRANCH_STACK, REGS_* as asked), PERIOD (when ATTR has none yet) or

@@ -13,6 +13,7 @@
 #include "emulate.h"
 #include "events.h"
 #include "record.h"
+#include "sampler.h"
 
 static const char usage_text[] =
   "usage: sfdo-record [OPTION...] -- CMD [ARG...]\n"
@@ -39,7 +40,12 @@ static const char usage_text[] =
   "      --no-jitter  keep the period fixed (by default its low bits are\n"
   "                   randomised after every sample window)\n"
   "  -b               user-space branch stacks (LBR, BRS, LbrExtV2)\n"
-  "  -g               frame-pointer callchains\n"
+  "  -g               frame-pointer callchains (--call-graph fp)\n"
+  "      --call-graph MODE  how sfdo-convert learns callers: fp (frame\n"
+  "                   pointers, -g), dwarf[,SIZE] (registers and SIZE bytes\n"
+  "                   of user stack per sample, unwound with the binaries'\n"
+  "                   CFI; default SIZE 1024), or none.  Default: dwarf\n"
+  "                   where no event records branch stacks, else none\n"
   "      --regs       register values for value profiles (REGS_INTR with\n"
   "                   precise events, REGS_USER otherwise)\n"
   "  -m PAGES         ring buffer pages per CPU, a power of two (default 128)\n"
@@ -71,7 +77,7 @@ static const char usage_text[] =
   "a usage error.\n";
 
 enum { OPT_NO_JITTER = 256, OPT_REGS, OPT_DURATION, OPT_LIST, OPT_VERSION,
-       OPT_EMULATE, OPT_STAT };
+       OPT_EMULATE, OPT_STAT, OPT_CALL_GRAPH };
 
 static int
 usage_error (const char *fmt, const char *arg)
@@ -182,6 +188,36 @@ parse_frequency (const char *arg, uint64_t *freq)
   return 0;
 }
 
+/* --call-graph MODE (or -g: "fp") into O.  */
+static int
+parse_call_graph (const char *mode, struct sfdo_rec_options *o)
+{
+  static const char *given;
+  int rc = set_once (&given, mode, "--call-graph (or -g)");
+  if (rc)
+    return rc;
+  o->call_graph_given = 1;
+  if (strcmp (mode, "fp") == 0)
+    o->callchain = 1;
+  else if (strcmp (mode, "none") == 0 || strcmp (mode, "no") == 0)
+    o->stack_size = 0;
+  else if (strcmp (mode, "dwarf") == 0)
+    o->stack_size = SFDO_REC_STACK_DEFAULT;
+  else if (strncmp (mode, "dwarf,", 6) == 0)
+    {
+      unsigned long long size = positive (mode + 6);
+      if (!size || size % 8 || size > SFDO_REC_STACK_MAX)
+        return usage_error ("--call-graph dwarf,SIZE: SIZE is the bytes of "
+                            "stack per sample, a multiple of 8 up to 65528, "
+                            "not '%s'", mode + 6);
+      o->stack_size = (uint32_t) size;
+    }
+  else
+    return usage_error ("--call-graph takes fp, dwarf[,SIZE] or none, not "
+                        "'%s'", mode);
+  return 0;
+}
+
 /* Options into O; returns -1 to go on, else the exit status.  */
 static int emulate, stat_only;   /* --emulate, --stat */
 
@@ -202,6 +238,7 @@ parse (int argc, char **argv, struct sfdo_rec_options *o,
     { "version", no_argument, NULL, OPT_VERSION },
     { "emulate", no_argument, NULL, OPT_EMULATE },
     { "stat", no_argument, NULL, OPT_STAT },
+    { "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
     { NULL, 0, NULL, 0 }
   };
   int c, rc;
@@ -234,7 +271,8 @@ parse (int argc, char **argv, struct sfdo_rec_options *o,
             rc = parse_frequency (optarg, &o->freq);
           break;
         case 'b': o->branch_stack = 1; break;
-        case 'g': o->callchain = 1; break;
+        case 'g': rc = parse_call_graph ("fp", o); break;
+        case OPT_CALL_GRAPH: rc = parse_call_graph (optarg, o); break;
         case 'm':
           o->mmap_pages = (unsigned) positive (optarg);
           if (!(rc = set_once (&pages, optarg, "-m"))

@@ -2,13 +2,14 @@
 # 70-record-perf-reads.sh - Debian's perf reads what sfdo-record writes,
 # without a warning.
 #
-# Records examples/demo.c with sfdo-record's default events (IP only
-# here), then with -g and --regs, and checks that:
+# Records examples/demo.c with sfdo-record's default events (the timer
+# here, with stack copies), then with -g and --regs, and checks that:
 #   (a) perf script and perf report --stdio read each file with an empty
 #       stderr, and perf script places samples in demo's hot functions;
 #   (b) perf report --header-only shows the header features (hostname, os
 #       release, cpu description, cmdline, the event by name);
-#   (c) perf buildid-list gives demo's build-id as its ELF note says;
+#   (c) perf buildid-list gives demo's build-id as its ELF note says, and
+#       libc's (stack copies: every mapped file's, for the unwinder);
 #   (d) -g samples have callchains, --regs samples have user registers;
 #   (e) sfdo-record said on stderr what it chose, and the file's record
 #       count matches its summary;

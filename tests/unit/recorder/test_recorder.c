@@ -342,7 +342,7 @@ test_add_build_ids (void **state)
   for (uint32_t pid = 1; pid <= 3; pid++)
     sample_at (w, pid, 0x1800);
   assert_int_equal (sfdo_perfdata_writer_nmapped (w), 4);
-  assert_int_equal (sfdo_rec_add_build_ids (w), 1);
+  assert_int_equal (sfdo_rec_add_build_ids (w, 0), 1);
   sfdo_perfdata_writer_abort (w);
 }
 
