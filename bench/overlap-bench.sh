@@ -54,7 +54,7 @@ if [[ -z $REPORT_ONLY ]]; then
     for mode in "${MODES[@]}"; do
       for r in $(seq "$REPS"); do
         # shellcheck disable=SC2086
-        read -r _ g w static samples < <(SFDO_RECORD_MODE=$mode \
+        read -r _ g w static samples _ < <(SFDO_RECORD_MODE=$mode \
           scripts/measure-overlap.sh "$W/$name-$mode" "$name" "$src" $args)
         printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$mode" "$g" "$w" "$static" "$samples" >>"$RESULTS"
         echo "overlap-bench: $name $mode rep $r: ${g}% (within functions ${w}%), static ${static}%"

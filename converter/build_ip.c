@@ -256,6 +256,30 @@ block_count_at (const struct sfdo_tally *t, const struct sfdo_func_blocks *fb,
   return block_sum (&t->weights, fb, bl) / bl->ninsns;
 }
 
+/* The name of the function at ADDR, or NULL.  */
+static const char *
+callee_at (struct ip_builder *ib, uint64_t addr)
+{
+  uint64_t lo, hi;
+  return sfdo_symtab_function_range (ib->st, addr, &lo, &hi) == 0
+         ? attr_function_name (&ib->at, lo) : NULL;
+}
+
+/* Record how many samples showed the call at CALL reaching each callee
+   of P[0..N): the support of its edges.  */
+static void
+support_call (struct ip_builder *ib, uint64_t call, const struct call_pair *p,
+              size_t n)
+{
+  for (size_t k = 0; k < n; k++)
+    {
+      const char *name = callee_at (ib, p[k].callee);
+      if (name)
+        attr_value (&ib->at, call, SFDO_VALUE_CALL_SAMPLES,
+                    sfdo_profile_intern_str (ib->at.p, name), p[k].samples);
+    }
+}
+
 /* Split COUNT, the runs of the indirect call at CALL, among the callees
    of P[0..N) by weight.  */
 static void
@@ -267,10 +291,7 @@ share_out_call (struct ip_builder *ib, uint64_t call, uint64_t count,
     total = sfdo_sat_add (total, p[k].weight);
   for (size_t k = 0; k < n && total; k++)
     {
-      uint64_t flo, fhi;
-      const char *name
-        = sfdo_symtab_function_range (ib->st, p[k].callee, &flo, &fhi) == 0
-          ? attr_function_name (&ib->at, flo) : NULL;
+      const char *name = callee_at (ib, p[k].callee);
       uint64_t share = (uint64_t) ((double) count * (double) p[k].weight
                                    / (double) total);
       if (!name || !share)
@@ -281,14 +302,15 @@ share_out_call (struct ip_builder *ib, uint64_t call, uint64_t count,
     }
 }
 
-/* The indirect call returning to P[0].ret ran as often as its block; split
-   that count among its targets: those its register showed (V, NV), else
-   the callees seen in callchains, P[0..N).  Functions in COVERED are left
-   alone.  */
+/* The call returning to P[0].ret: the support of its edges, from the
+   callees seen in callchains, P[0..N), or for an indirect call whose
+   register showed its targets (V, NV), from those.  An indirect call ran
+   as often as its block: split that count among its targets.  Functions
+   in COVERED are left alone.  */
 static void
-split_indirect_call (struct ip_builder *ib, const struct sfdo_u64map *covered,
-                     const struct call_pair *p, size_t n,
-                     const struct call_pair *v, size_t nv)
+take_call_site (struct ip_builder *ib, const struct sfdo_u64map *covered,
+                const struct call_pair *p, size_t n,
+                const struct call_pair *v, size_t nv)
 {
   uint64_t lo, hi;
   const uint8_t *code;
@@ -300,16 +322,18 @@ split_indirect_call (struct ip_builder *ib, const struct sfdo_u64map *covered,
   struct sfdo_func_blocks fb;
   sfdo_decode_function (ib->dec, code, len, lo, hi, &fb);
   size_t i = sfdo_func_blocks_insn_from (&fb, p->ret);
-  if (i > 0 && i <= fb.ninsns && fb.kinds[i - 1] == SFDO_INSN_CALL
-      && !fb.call_targets[i - 1])
+  if (i > 0 && i <= fb.ninsns && fb.kinds[i - 1] == SFDO_INSN_CALL)
     {
       uint64_t call = fb.insn_addrs[i - 1];
-      const struct call_pair *seen = register_evidence (v, nv, call, &nseen);
-      uint64_t count = block_count_at (ib->t, &fb, i - 1);
-      if (seen)
-        share_out_call (ib, call, count, seen, nseen);
-      else
-        share_out_call (ib, call, count, p, n);
+      const struct call_pair *seen
+        = fb.call_targets[i - 1] ? NULL
+          : register_evidence (v, nv, call, &nseen);
+      if (!seen)
+        seen = p, nseen = n;
+      support_call (ib, call, seen, nseen);
+      if (!fb.call_targets[i - 1])
+        share_out_call (ib, call, block_count_at (ib->t, &fb, i - 1), seen,
+                        nseen);
     }
   sfdo_func_blocks_release (&fb);
 }
@@ -324,7 +348,7 @@ add_indirect_calls (struct ip_builder *ib, const struct sfdo_u64map *covered)
     {
       for (j = i + 1; j < n && p[j].ret == p[i].ret; j++)
         ;
-      split_indirect_call (ib, covered, p + i, j - i, v, nv);
+      take_call_site (ib, covered, p + i, j - i, v, nv);
     }
   free (p);
   free (v);

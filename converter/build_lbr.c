@@ -71,8 +71,10 @@ add_range (struct lbr_builder *lb, uint64_t begin, uint64_t end, uint64_t w)
   f->diff[last] -= (int64_t) w;
 }
 
+/* The taken branch FROM -> TO, weighing W, seen in N records.  */
 static void
-add_branch (struct lbr_builder *lb, uint64_t from, uint64_t to, uint64_t w)
+add_branch (struct lbr_builder *lb, uint64_t from, uint64_t to, uint64_t w,
+            uint64_t n)
 {
   struct lbr_func *src = func_of (lb, from);
   ptrdiff_t k = src ? sfdo_func_blocks_insn (&src->fb, from) : -1;
@@ -84,10 +86,11 @@ add_branch (struct lbr_builder *lb, uint64_t from, uint64_t to, uint64_t w)
                        : attr_function_name (&lb->at, to);
   if (kind == SFDO_INSN_CALL && callee)
     {
+      uint32_t id = sfdo_profile_intern_str (lb->at.p, callee);
       attr_call (&lb->at, from, callee, w);
+      attr_value (&lb->at, from, SFDO_VALUE_CALL_SAMPLES, id, n);
       if (!src->fb.call_targets[k])
-        attr_value (&lb->at, from, SFDO_VALUE_ICALL,
-                    sfdo_profile_intern_str (lb->at.p, callee), w);
+        attr_value (&lb->at, from, SFDO_VALUE_ICALL, id, w);
     }
   /* Entering a function: a call, or a tail call from another function.  */
   if (callee && (kind == SFDO_INSN_CALL
@@ -135,7 +138,7 @@ sfdo_build_lbr (const struct sfdo_build_opts *o, struct sfdo_symtab *st,
   for (size_t i = 0; i < t->branches.cap; i++)
     if (t->branches.a[i] != UINT64_MAX)
       add_branch (&lb, t->branches.a[i], t->branches.b[i],
-                  t->branches.vals[i].weight);
+                  t->branches.vals[i].weight, t->branches.vals[i].count);
   for (size_t i = 0; i < lb.nfuncs; i++)
     {
       struct lbr_func *f = &lb.funcs[i];

@@ -15,7 +15,12 @@
    the CRC32 of its assembler name), which only link-time optimisation
    can resolve, as for -fprofile-use.  A file-local target of another
    unit cannot be named (its id mixes in that unit's file name and line)
-   and is left out.  */
+   and is left out.
+
+   A histogram is used only where enough samples support it: the
+   profile's callsamples histogram at the call says how many samples
+   showed the call reaching each target (LBR records, or unwound caller
+   frames, or the register the call jumps through).  */
 
 #include "gcc-plugin.h"
 #include "config.h"
@@ -67,6 +72,32 @@ profile_id_of (const char *name)
   if (node && !TREE_PUBLIC (node->decl))
     return 0;
   return public_profile_id (name);
+}
+
+/* Samples a call's targets need before GCC sees them.  GCC promotes a
+   target that took half of the calls, a threshold meant for exact
+   counts: with eight samples all showing one target, a target that took
+   under 70% of the calls would show so with probability 0.7^8, under 6%
+   (as for value histograms, values.cc).  A call with no callsamples
+   histogram (a profile imported from AFDO or LLVM, or one written before
+   the kind existed) is taken on its counts alone.  */
+#define SFDO_EDGE_MIN_SAMPLES 8
+
+/* Whether enough samples support the targets of CALL (in a block of
+   discriminator DISC) of F.  */
+
+static bool
+targets_supported (const struct sfdo_prof_func *f, gcall *call, unsigned disc)
+{
+  const struct sfdo_prof_values *s
+    = sfdo_histogram_at (f, call, disc, SFDO_VALUE_CALL_SAMPLES);
+  uint64_t samples = 0;
+
+  if (!s)
+    return true;
+  for (size_t i = 0; i < s->nentries; i++)
+    samples = sfdo_sat_add (samples, s->entries[i].count);
+  return samples >= SFDO_EDGE_MIN_SAMPLES;
 }
 
 /* Attach the indirect-call histogram H to CALL, targets by profile id;
@@ -166,6 +197,8 @@ sfdo_attach_icall_histograms (const struct sfdo_prof_func *f)
 	if (!call || gimple_call_fndecl (call) || gimple_call_internal_p (call))
 	  continue;
 	h = sfdo_histogram_at (f, call, bb->discriminator, SFDO_VALUE_ICALL);
+	if (h && !targets_supported (f, call, bb->discriminator))
+	  continue;
 	if (h)
 	  attached += attach_targets (call, h);
 	else

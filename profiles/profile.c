@@ -166,7 +166,7 @@ check_func_strings (const struct sfdo_profile *p,
         return bad_string (p, f->lines[i].targets[k].name, "call target",
                            pr, name, err);
   for (size_t i = 0; i < f->nvalues; i++)
-    for (size_t k = 0; f->values[i].kind == SFDO_VALUE_ICALL
+    for (size_t k = 0; sfdo_value_kind_is_name (f->values[i].kind)
                        && k < f->values[i].nentries; k++)
       {
         uint32_t id = (uint32_t) f->values[i].entries[k].value;
@@ -589,6 +589,6 @@ const char *
 sfdo_prof_value_kind_name (uint32_t kind)
 {
   static const char *const names[SFDO_VALUE_NKINDS]
-    = { "icall", "divmod", "memsize", "quotient", "align" };
+    = { "icall", "divmod", "memsize", "quotient", "align", "callsamples" };
   return kind < SFDO_VALUE_NKINDS ? names[kind] : NULL;
 }

@@ -48,8 +48,18 @@ enum sfdo_prof_value_kind {
                               modulo: 0, 1, or 2 for 2 and more */
   SFDO_VALUE_ALIGN = 4,    /* alignment of a memcpy/memset destination: its
                               lowest set bit, at most 4096 */
-  SFDO_VALUE_NKINDS = 5
+  SFDO_VALUE_CALL_SAMPLES = 5,  /* the samples that showed each callee of a
+                              call site (the support of its call edges);
+                              values are string ids */
+  SFDO_VALUE_NKINDS = 6
 };
+
+/* Whether the values of histograms of KIND are string ids (names).  */
+static inline int
+sfdo_value_kind_is_name (uint32_t kind)
+{
+  return kind == SFDO_VALUE_ICALL || kind == SFDO_VALUE_CALL_SAMPLES;
+}
 
 enum sfdo_prof_encoding {
   SFDO_PROF_TEXT = 0,
@@ -79,7 +89,7 @@ struct sfdo_prof_line {
 };
 
 struct sfdo_prof_vcount {
-  uint64_t value;           /* string id for SFDO_VALUE_ICALL */
+  uint64_t value;           /* a string id for the kinds of names */
   uint64_t count;
 };
 

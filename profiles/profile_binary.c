@@ -117,7 +117,7 @@ encode_func (struct bin_writer *w, const struct sfdo_prof_func *f)
       put_uleb (b, v->nentries);
       for (size_t k = 0; k < v->nentries; k++)
         {
-          if (v->kind == SFDO_VALUE_ICALL)
+          if (sfdo_value_kind_is_name (v->kind))
             put_sref (w, b, (uint32_t) v->entries[k].value);
           else
             put_uleb (b, v->entries[k].value);
@@ -429,7 +429,7 @@ decode_values (struct cursor *c, struct sfdo_prof_func *f)
         {
           uint64_t value, count;
           uint32_t id;
-          if (kind == SFDO_VALUE_ICALL)
+          if (sfdo_value_kind_is_name (kind))
             {
               rc = get_sref (c, &id, SFDO_STR_TOKEN);
               value = id;

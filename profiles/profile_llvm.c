@@ -143,7 +143,7 @@ fold_copy (struct fold *fo, const struct sfdo_prof_func *src, uint64_t *added)
       for (size_t k = 0; k < v->nentries; k++)
         sfdo_prof_func_add_value
           (f, v->offset, base_of (fo, v->discriminator),
-           v->kind, v->kind == SFDO_VALUE_ICALL
+           v->kind, sfdo_value_kind_is_name (v->kind)
                     ? remap (fo, (uint32_t) v->entries[k].value)
                     : v->entries[k].value, v->entries[k].count);
     }

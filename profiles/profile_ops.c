@@ -119,7 +119,7 @@ entry_by_count (const void *a, const void *b, void *ctx)
 static void
 finalize_entries (const struct sfdo_profile *p, struct sfdo_prof_values *v)
 {
-  struct value_ctx vc = { p, v->kind == SFDO_VALUE_ICALL };
+  struct value_ctx vc = { p, sfdo_value_kind_is_name (v->kind) };
   sort_r (v->entries, v->nentries, sizeof *v->entries, entry_by_value, &vc);
   size_t n = 0;
   for (size_t i = 0; i < v->nentries; i++)
@@ -369,7 +369,7 @@ copy_func (struct sfdo_profile *pd, const struct sfdo_profile *ps,
       for (size_t k = 0; k < v->nentries; k++)
         {
           uint64_t value = v->entries[k].value;
-          if (v->kind == SFDO_VALUE_ICALL)
+          if (sfdo_value_kind_is_name (v->kind))
             value = REMAP ((uint32_t) value);
           sfdo_prof_func_add_value (f, v->offset, v->discriminator, v->kind,
                                     value,

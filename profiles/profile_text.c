@@ -367,7 +367,7 @@ parse_values (struct text_reader *r, struct sfdo_prof_func *f, struct span sp)
       uint32_t name;
       uint64_t value, count;
       rc = parse_name_count (r, t, &name, &count);
-      if (rc == SFDO_OK && kind != SFDO_VALUE_ICALL)
+      if (rc == SFDO_OK && !sfdo_value_kind_is_name (kind))
         {
           struct span v = { t.s, last_colon (t) };
           rc = kind == SFDO_VALUE_DIVMOD ? parse_i64 (r, &v, &value)
@@ -684,7 +684,7 @@ write_value_entry (struct out *o, const struct sfdo_profile *p,
                    uint32_t kind, const struct sfdo_prof_vcount *e)
 {
   out_bytes (o, " ", 1);
-  if (kind == SFDO_VALUE_ICALL)
+  if (sfdo_value_kind_is_name (kind))
     out_str (o, sfdo_profile_str (p, (uint32_t) e->value));
   else if (kind == SFDO_VALUE_DIVMOD && (int64_t) e->value < 0)
     {

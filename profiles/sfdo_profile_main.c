@@ -194,7 +194,7 @@ show_body (struct sfdo_profile *p, const struct sfdo_prof_func *f, int depth)
       printf ("%*s+%u.%u  values (%s):", depth * 2, "", v->offset,
               v->discriminator, sfdo_prof_value_kind_name (v->kind));
       for (size_t k = 0; k < v->nentries; k++)
-        if (v->kind == SFDO_VALUE_ICALL)
+        if (sfdo_value_kind_is_name (v->kind))
           printf (" %s=%llu", sfdo_profile_str (p, (uint32_t) v->entries[k].value),
                   (unsigned long long) v->entries[k].count);
         else

@@ -13,6 +13,11 @@ reference is typically a dump-only compile under -fprofile-use -fno-vpt
 (the instrumented counts on the same CFG: -fno-vpt keeps GCC from
 specialising divisions and calls, which adds blocks, before the dump).
 
+A third line gives the overlap of the functions' entry counts (the final
+count of each function's ENTRY block), normalised the same way over the
+functions in both: how well the candidate says which functions are
+called how often.
+
 A second line gives the overlap within functions: each function's overlap
 on its own, weighted by its share of the reference.  The gap between the
 two is how far the candidate's weights across functions are off, which
@@ -23,7 +28,7 @@ import sys
 from collections import defaultdict
 
 
-def read_dump(path):
+def read_dump(path, entries=None):
     counts = defaultdict(dict)
     func = None
     with open(path) as f:
@@ -35,6 +40,8 @@ def read_dump(path):
                 func = parts[1]
             elif parts[0] == "bb" and func is not None and len(parts) in (10, 12):
                 index, final = int(parts[1]), int(parts[9])
+                if index == 0 and entries is not None:
+                    entries[func] = max(final, 0)
                 if index >= 2:
                     counts[func][index] = max(final, 0)
             else:
@@ -66,7 +73,8 @@ def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     if len(args) != 2:
         sys.exit(__doc__)
-    ref, cand = read_dump(args[0]), read_dump(args[1])
+    ref_entries, cand_entries = {}, {}
+    ref, cand = read_dump(args[0], ref_entries), read_dump(args[1], cand_entries)
     common = sorted(set(ref) & set(cand))
     total = overlap(ref, cand, common)
     if total is None:
@@ -78,6 +86,14 @@ def main():
                 print(f"{100 * o:6.2f}%  {f}")
     print(f"block overlap: {100 * total:.2f}% over {len(common)} functions")
     print(f"within functions: {100 * within_functions(ref, cand, common):.2f}%")
+    both = sorted(set(ref_entries) & set(cand_entries))
+    ta = sum(ref_entries[f] for f in both)
+    tb = sum(cand_entries[f] for f in both)
+    if ta and tb:
+        entry = sum(min(ref_entries[f] / ta, cand_entries[f] / tb) for f in both)
+        print(f"entry overlap: {100 * entry:.2f}% over {len(both)} functions")
+    else:
+        print("entry overlap: - (no entry counts to compare)")
 
 
 if __name__ == "__main__":

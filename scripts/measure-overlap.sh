@@ -7,7 +7,8 @@
 #   Builds SOURCE.c at -O2 -g, records `./NAME ARG...` (SFDO_RECORD_MODE:
 #   timer, perf record at a fixed period; emu, sfdo-record --emulate's
 #   retired-instruction samples; emu-lbr, the same with the emulated LBR;
-#   emu-lbr-regs, with registers too), converts the samples with
+#   emu-lbr-regs, with registers too; default, sfdo-record with no
+#   options: the timer here, with stack copies), converts the samples with
 #   sfdo-convert, and compiles again with the plugin dumping its final
 #   counts.  The reference is the same source
 #   built -fprofile-generate, run with the same arguments, then compiled
@@ -16,10 +17,12 @@
 #   transforms, which add blocks, from running before the dump).  GCC's
 #   static estimate (dump-only without a profile) is measured the same way.
 #
-#   Prints one line: "NAME GLOBAL WITHIN STATIC SAMPLES" - the overlap over
-#   the whole program, within functions (each function's own, weighted by
-#   its share; see scripts/count-overlap.py), GCC's static estimate's
-#   overlap, and the samples used.  Work files stay in WORKDIR.
+#   Prints one line: "NAME GLOBAL WITHIN STATIC SAMPLES ENTRIES" - the
+#   overlap over the whole program, within functions (each function's own,
+#   weighted by its share; see scripts/count-overlap.py), GCC's static
+#   estimate's overlap, the samples used, and the overlap of the
+#   functions' entry counts ("-" when none compare).  Work files stay in
+#   WORKDIR.
 #
 # Environment: SFDO_RECORD_MODE (default timer); PERF_EVENT, PERF_PERIOD
 #   (timer; default: what scripts/perf-event.sh picks); SFDO_EMU_PERIOD
@@ -47,10 +50,11 @@ case $mode in
         if [[ -z ${PERF_EVENT:-} || -z ${PERF_PERIOD:-} ]]; then
             read -r PERF_EVENT PERF_PERIOD < <("$root/scripts/perf-event.sh" 2>/dev/null)
         fi ;;
+    default) ;;
     emu) emu_flags=() ;;
     emu-lbr) emu_flags=(-b) ;;
     emu-lbr-regs) emu_flags=(-b --regs) ;;
-    *) echo "measure-overlap: SFDO_RECORD_MODE=$mode: not timer, emu, emu-lbr or emu-lbr-regs" >&2
+    *) echo "measure-overlap: SFDO_RECORD_MODE=$mode: not timer, default, emu, emu-lbr or emu-lbr-regs" >&2
        exit 2 ;;
 esac
 
@@ -67,6 +71,9 @@ case $mode in
     timer) perf record -q --no-bpf-event -e "$PERF_EVENT" -c "$PERF_PERIOD" \
                -o "$name.data" -- "./$name" "$@" >/dev/null 2>"$name.perf.err" ||
                die "perf record failed: $(head -n 3 "$name.perf.err")" ;;
+    default) "$build/sfdo-record" -q -o "$name.data" -- "./$name" "$@" \
+                 >/dev/null 2>"$name.perf.err" ||
+                 die "sfdo-record failed: $(head -n 3 "$name.perf.err")" ;;
     emu*) "$build/sfdo-record" -q --emulate -c "$emu_period" "${emu_flags[@]}" \
               -o "$name.data" -- "./$name" "$@" >/dev/null 2>"$name.perf.err" ||
               die "sfdo-record --emulate failed: $(head -n 3 "$name.perf.err")" ;;
@@ -93,12 +100,13 @@ samples=$(sed -n 's/^sfdo-convert: [0-9]* samples: \([0-9]*\) used.*/\1/p' "$nam
     -fplugin-arg-samplefdo-dump-only -fplugin-arg-samplefdo-dump="$name.static.dump" \
     "$src" -o "$name.static" || die "the static-estimate dump failed"
 
-# overlap REF CAND: "GLOBAL WITHIN", percentages.
+# overlap REF CAND: "GLOBAL WITHIN ENTRIES", percentages.
 overlap() {
     "$root/scripts/count-overlap.py" "$1" "$2" |
-        sed -n 's/^block overlap: \([0-9.]*\)%.*/\1/p; s/^within functions: \([0-9.]*\)%/\1/p' |
+        sed -n 's/^block overlap: \([0-9.]*\)%.*/\1/p; s/^within functions: \([0-9.]*\)%/\1/p
+                s/^entry overlap: \([-0-9.]*\).*/\1/p' |
         paste -sd' '
 }
-read -r global within < <(overlap "$name.ref.dump" "$name.sfdo.dump")
+read -r global within entries < <(overlap "$name.ref.dump" "$name.sfdo.dump")
 read -r static _ < <(overlap "$name.ref.dump" "$name.static.dump")
-echo "$name $global $within $static ${samples:-0}"
+echo "$name $global $within $static ${samples:-0} ${entries:--}"

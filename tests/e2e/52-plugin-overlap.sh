@@ -32,7 +32,7 @@ D=$SFDO_ROOT/tests/e2e/data
 line=
 while read -r name src args; do
     # shellcheck disable=SC2086
-    read -r _ global within static samples < <(
+    read -r _ global within static samples _ < <(
         "$SFDO_ROOT/scripts/measure-overlap.sh" "$TEST_TMP/$name" "$name" "$src" $args ||
         fail "measuring $name failed")
     awk -v g="$global" -v s="$static" -v w="$within" -v m="$mode" \

@@ -219,6 +219,10 @@ build_main (struct sfdo_profile *p)
   sfdo_prof_func_add_value (f, 7, 0, SFDO_VALUE_ALIGN, 4096, 13);
   sfdo_prof_func_add_value (f, 4, 2, SFDO_VALUE_ICALL, S (p, "helper"), 10000);
   sfdo_prof_func_add_value (f, 4, 2, SFDO_VALUE_ICALL, S (p, "compute"), 80000);
+  sfdo_prof_func_add_value (f, 4, 2, SFDO_VALUE_CALL_SAMPLES, S (p, "helper"),
+                            3);
+  sfdo_prof_func_add_value (f, 4, 2, SFDO_VALUE_CALL_SAMPLES,
+                            S (p, "compute"), 24);
   build_sum_array (p, f);
   avg = sfdo_prof_func_add_callsite (f, 5, 0, S (p, "avg"), 0);
   avg->total = 7;
@@ -363,7 +367,7 @@ check_rich_main_body (struct sfdo_profile *p, const struct sfdo_prof_func *f)
 static void
 check_rich_main_values (struct sfdo_profile *p, const struct sfdo_prof_func *f)
 {
-  assert_int_equal (f->nvalues, 5);
+  assert_int_equal (f->nvalues, 6);
   check_site (&f->values[0], 4, 2, SFDO_VALUE_ICALL, 2);
   check_icall (p, &f->values[0], 0, "compute", 80000);
   check_icall (p, &f->values[0], 1, "helper", 10000);
@@ -374,12 +378,16 @@ check_rich_main_values (struct sfdo_profile *p, const struct sfdo_prof_func *f)
   check_site (&f->values[2], 4, 2, SFDO_VALUE_QUOTIENT, 2);
   check_entry (&f->values[2], 0, 2, 60);
   check_entry (&f->values[2], 1, 0, 40);
-  check_site (&f->values[3], 7, 0, SFDO_VALUE_MEMSIZE, 2);
-  check_entry (&f->values[3], 0, 64, 100);
-  check_entry (&f->values[3], 1, (uint64_t) 1 << 40, 3);
-  check_site (&f->values[4], 7, 0, SFDO_VALUE_ALIGN, 2);
-  check_entry (&f->values[4], 0, 16, 90);
-  check_entry (&f->values[4], 1, 4096, 13);
+  /* The support of the call's edges: names, like icall's.  */
+  check_site (&f->values[3], 4, 2, SFDO_VALUE_CALL_SAMPLES, 2);
+  check_icall (p, &f->values[3], 0, "compute", 24);
+  check_icall (p, &f->values[3], 1, "helper", 3);
+  check_site (&f->values[4], 7, 0, SFDO_VALUE_MEMSIZE, 2);
+  check_entry (&f->values[4], 0, 64, 100);
+  check_entry (&f->values[4], 1, (uint64_t) 1 << 40, 3);
+  check_site (&f->values[5], 7, 0, SFDO_VALUE_ALIGN, 2);
+  check_entry (&f->values[5], 0, 16, 90);
+  check_entry (&f->values[5], 1, 4096, 13);
 }
 
 static void
@@ -466,7 +474,7 @@ assert_values_equal (struct sfdo_profile *pa, const struct sfdo_prof_values *a,
   check_site (b, a->offset, a->discriminator, a->kind, a->nentries);
   for (size_t i = 0; i < a->nentries; i++)
     {
-      if (a->kind == SFDO_VALUE_ICALL)
+      if (sfdo_value_kind_is_name (a->kind))
         assert_ids_equal (pa, (uint32_t) a->entries[i].value, pb,
                           (uint32_t) b->entries[i].value);
       else
@@ -1209,7 +1217,8 @@ check_tripled (struct sfdo_profile *p)
   check_icall (p, &f->values[0], 0, "compute", 240000);
   check_entry (&f->values[1], 0, 8, 210000);
   check_entry (&f->values[2], 0, 2, 180);
-  check_entry (&f->values[3], 0, 64, 300);
+  check_icall (p, &f->values[3], 0, "compute", 72);
+  check_entry (&f->values[4], 0, 64, 300);
   struct sfdo_prof_func *sa = f->callsites[1].callee;
   assert_int_equal (sa->total, 3 * 1641010);
   assert_int_equal (sa->head, 15);
@@ -1303,7 +1312,7 @@ test_finalize_coalesces_duplicates (void **state)
   check_line (p, f, 2, 4, 2, 180000);
   assert_int_equal (f->lines[2].ntargets, 2);
   check_target (p, &f->lines[2], 0, "compute", 160000);
-  assert_int_equal (f->nvalues, 5);
+  assert_int_equal (f->nvalues, 6);
   check_entry (&f->values[1], 1, (uint64_t) -3, 40000);
   assert_int_equal (f->ncallsites, 2);
   struct sfdo_prof_func *leaf

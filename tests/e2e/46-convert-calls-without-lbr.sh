@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# 46-convert-calls-without-lbr.sh - call targets from a default recording
+# of a default build: programs built -O2 -g (no frame pointers) and
+# recorded by sfdo-record with no options (here: the timer, no LBR, no
+# callchains), whose samples sfdo-convert unwinds from the stack copies
+# sfdo-record now takes by default (converter/unwind.h).
+#
+#   (a) C, an indirect call whose targets are known by construction
+#       (tests/e2e/data/decide/icall.c: 14, 1 and 1 of every 16 calls):
+#       the profile lists the three with shares within 5 points of those,
+#       and the plugin promotes the dominant one as -fprofile-use does,
+#       but not when the profile's callsamples say fewer than 8 samples
+#       support the call's targets;
+#   (b) C++, a virtual call (virtual.cc: Square::weigh 15 of 16 calls):
+#       the same, and speculative devirtualisation;
+#   (c) a callback through a library function (qsort_cb.c: qsort calls
+#       by_key from libc): the callers of at least 98% of the samples are
+#       recovered, and with an 8 KB copy at least 98% of the walks go on
+#       through libc's frames (by libc's CFI) to the outermost frame.
+# Every recording must carry no callchain: the edges come from unwinding.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/decide.sh"
+need_built sfdo-record sfdo-convert samplefdo.so
+need_perf >/dev/null
+DATA=$SFDO_ROOT/tests/e2e/data
+
+# stats NAME DATA BINARY: sfdo-convert --stats of DATA into $TEST_TMP/NAME.stats.
+stats() {
+    "$SFDO_BUILD/sfdo-convert" --stats -o "$TEST_TMP/$1.prof" "$2" "$3" \
+        2>"$TEST_TMP/$1.stats" >/dev/null ||
+        fail "$1: sfdo-convert failed: $(head -3 "$TEST_TMP/$1.stats")"
+    grep -q ' 0 with callchains' "$TEST_TMP/$1.stats" ||
+        fail "$1: the recording has callchains; the test wants none"
+}
+
+# recovered NAME: "SAMPLES RECOVERED OUTERMOST" from NAME's stats.
+recovered() {
+    local line
+    line=$(grep 'samples unwound from stack copies' "$TEST_TMP/$1.stats") ||
+        fail "$1: no sample was unwound: $(cat "$TEST_TMP/$1.stats")"
+    sed -nE 's/.*: ([0-9]+) samples unwound.*recovered in ([0-9]+) .*/\1 \2/p' <<<"$line" |
+        tr '\n' ' '
+    sed -nE 's/.*outermost frame ([0-9]+).*/\1/p' <<<"$line" | grep . || echo 0
+}
+
+# shares PROFILE: "NAME SHARE%" of each target of the profile's indirect
+# call (its one icall histogram), most first.
+shares() {
+    awk '/!Values: .* icall / {
+            for (i = 4; i <= NF; i++) { split($i, a, ":"); n[a[1]] = a[2]; t += a[2] }
+        }
+        END { for (k in n) printf "%s %.1f\n", k, 100 * n[k] / t }' "$1" | sort -k2 -nr
+}
+
+# expect_shares PROFILE WANT...: each WANT is NAME=PERCENT, within 5 points.
+expect_shares() {
+    local prof=$1 got w name want share
+    shift
+    got=$(shares "$prof")
+    [[ -n $got ]] || fail "$prof has no indirect-call histogram"
+    for w in "$@"; do
+        name=${w%=*} want=${w#*=}
+        share=$(awk -v n="$name" '$1 == n { print $2 }' <<<"$got")
+        [[ -n $share ]] || fail "target $name missing from the histogram: $(tr '\n' ' ' <<<"$got")"
+        awk -v s="$share" -v w="$want" 'BEGIN { exit !(s - w <= 5 && w - s <= 5) }' ||
+            fail "$name has $share% of the calls in the profile; exactly $want%"
+    done
+    tr '\n' ' ' <<<"$got"
+}
+
+# (a) C.
+decide_build icall --record "-q" --args "200000000" \
+    "$DATA/decide/icall.c" -- -g -fdump-ipa-profile-optimized
+stats icall "$DECIDE_DIR/profiled/perf.data" "$DECIDE_DIR/profiled/prog"
+read -r n got _ < <(recovered icall)
+((got * 100 >= n * 98)) || fail "icall: callers of $got of $n samples recovered; want 98%"
+c_shares=$(expect_shares "$DECIDE_DIR/sfdo.prof" op_mix=87.5 op_sub=6.25 op_xor=6.25)
+grep -q 'Indirect call -> direct call.* => op_mix ' \
+    "$(decide_dump sfdo icall.c profile)" ||
+    fail "sfdo did not promote the indirect call to op_mix"
+grep -qE '!Values: [0-9.]+ callsamples op_mix:[0-9]+' "$DECIDE_DIR/sfdo.prof" ||
+    fail "the profile does not say how many samples support the call's edges"
+sed -E '/ callsamples /s/:[0-9]+/:1/g' "$DECIDE_DIR/sfdo.prof" > "$TEST_TMP/weak.prof"
+decide_build icall-weak --profile "$TEST_TMP/weak.prof" --args "2000" \
+    "$DATA/decide/icall.c" -- -g -fdump-ipa-profile-optimized
+! grep -q 'Indirect call -> direct call' "$(decide_dump sfdo icall.c profile)" ||
+    fail "the plugin promoted a call whose targets 3 samples support"
+
+# (b) C++.
+decide_build virtual --cxx --record "-q" --args "200000000" \
+    "$DATA/decide/virtual.cc" -- -g -fdump-ipa-profile_estimate
+stats virtual "$DECIDE_DIR/profiled/perf.data" "$DECIDE_DIR/profiled/prog"
+cxx_shares=$(expect_shares "$DECIDE_DIR/sfdo.prof" _ZNK6Square5weighEj=93.75 \
+    _ZNK8Triangle5weighEj=6.25)
+grep -q 'Indirect call -> speculative call .*Square::weigh' \
+    "$(decide_dump sfdo virtual.cc profile_estimate)" ||
+    fail "sfdo did not devirtualise the call to Square::weigh"
+
+# (c) qsort's callback.
+compile "$TEST_TMP/qsort_cb" "$DATA/calls/qsort_cb.c" -O2 -g
+for copy in default 8192; do
+    opts=()
+    [[ $copy == default ]] || opts=(--call-graph "dwarf,$copy")
+    "$SFDO_BUILD/sfdo-record" -q "${opts[@]}" -o "$TEST_TMP/qs.$copy.data" -- \
+        "$TEST_TMP/qsort_cb" 1500 >/dev/null 2>"$TEST_TMP/qs.err" ||
+        fail "sfdo-record failed: $(cat "$TEST_TMP/qs.err")"
+    stats "qs.$copy" "$TEST_TMP/qs.$copy.data" "$TEST_TMP/qsort_cb"
+done
+read -r n got _ < <(recovered qs.default)
+((got * 100 >= n * 98)) || fail "qsort: callers of $got of $n samples recovered; want 98%"
+read -r n8 _ outer8 < <(recovered qs.8192)
+((outer8 * 100 >= n8 * 98)) ||
+    fail "qsort, 8 KB copies: $outer8 of $n8 walks reached the outermost frame; want 98%"
+echo "$TEST_NAME: shares C: ${c_shares% }; C++: ${cxx_shares% }; qsort: $got/$n callers, $outer8/$n8 full walks with 8 KB"
