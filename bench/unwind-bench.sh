@@ -17,6 +17,15 @@
 #   recovered, and of walks that reached the outermost frame (main's
 #   callers) instead of the end of the copy.
 #
+#   Targets: the indirect-call shares the 1024-byte profiles of icall and
+#   virtual give, beside the exact shares (14/16, 1/16, 1/16 and 15/16,
+#   1/16 by construction).
+#
+#   Entry counts: the overlap of the functions' entry counts with
+#   -fprofile-use's (scripts/measure-overlap.sh, the C programs, 3
+#   recordings each), IP-only (perf record on the timer) beside sfdo-record's
+#   default (stack copies: heads from the calls into each function).
+#
 #   Cost: the wall time of each program under sfdo-record with
 #   --call-graph none (IP only), twice (an A/A control), and with 1024 and
 #   8192 bytes, interleaved in a rotated order, SFDO_BENCH_UNWIND_REPS
@@ -89,7 +98,7 @@ COVER=$WORK/coverage.tsv   # NAME SIZE SAMPLES RECOVERED OUTERMOST
 while IFS=$'\t' read -r name bin cmd; do
     for size in "${SIZES[@]}"; do
         record "$name" "dwarf,$size" "$cmd"
-        "$BUILD/sfdo-convert" --stats -o "$WORK/$name.prof" \
+        "$BUILD/sfdo-convert" --stats -o "$WORK/$name.$size.prof" \
             "$WORK/$name.dwarf,$size.data" "$bin" 2>"$WORK/$name.$size.stats" >/dev/null ||
             die "sfdo-convert of $name ($size) failed: $(head -3 "$WORK/$name.$size.stats")"
         sed -nE "s/.*: ([0-9]+) samples unwound.*recovered in ([0-9]+) .*/\1 \2/p" \
@@ -101,6 +110,28 @@ while IFS=$'\t' read -r name bin cmd; do
     done
     say "coverage of $name done ($(( $(date +%s) - START )) s)"
 done < "$PROGS"
+
+# --- entry counts --------------------------------------------------------------
+ENTRIES=$WORK/entries.tsv   # NAME MODE REP ENTRY-OVERLAP BLOCK-OVERLAP
+: > "$ENTRIES"
+while read -r name src args; do
+    for mode in timer default; do
+        for rep in 1 2 3; do
+            # shellcheck disable=SC2086
+            read -r _ global _ _ _ entry < <(SFDO_RECORD_MODE=$mode SFDO_BUILD=$BUILD \
+                scripts/measure-overlap.sh "$WORK/overlap-$name-$mode" "$name" "$src" $args) ||
+                die "measure-overlap of $name ($mode) failed"
+            printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$mode" "$rep" "$entry" "$global" >> "$ENTRIES"
+        done
+    done
+    say "entry counts of $name done ($(( $(date +%s) - START )) s)"
+done <<EOT
+icall tests/e2e/data/decide/icall.c 100000000
+qsort_cb tests/e2e/data/calls/qsort_cb.c 800
+demo examples/demo.c 50
+icalls tests/e2e/data/icalls.c 20000000
+tripcounts tests/e2e/data/tripcounts.c
+EOT
 
 # --- cost --------------------------------------------------------------------
 COST=$WORK/cost.tsv   # NAME REP MODE SECONDS BYTES
@@ -123,9 +154,9 @@ done
 
 # --- the section -------------------------------------------------------------
 python3 - "$COVER" "$COST" "$REPS" "$(git rev-parse --short HEAD)" \
-    "$(( ($(date +%s) - START) / 60 ))" "$REAL_NOTE" > "$WORK/section.md" <<'PY'
+    "$(( ($(date +%s) - START) / 60 ))" "$REAL_NOTE" "$ENTRIES" "$WORK" > "$WORK/section.md" <<'PY'
 import statistics, sys, datetime, collections
-cover, cost, reps, commit, minutes, note = sys.argv[1:7]
+cover, cost, reps, commit, minutes, note, entries, work = sys.argv[1:9]
 rows = [l.split("\t") for l in open(cover).read().splitlines()]
 names = list(dict.fromkeys(r[0] for r in rows))
 sizes = list(dict.fromkeys(r[1] for r in rows))
@@ -153,6 +184,41 @@ print("\nThe first figure is the share of samples with their caller recovered (w
       "indirect-call targets and entry counts need); in brackets, the share whose walk went on to the "
       "outermost frame: a deep stack (qsort's recursion in libc, Lua's interpreter) needs a larger copy "
       "to reach the program's own frames above a library.")
+print("\n### Indirect-call targets: shares in the profile (1024 B copies) beside the exact shares\n")
+print("| program | target | profile % | exact % |")
+print("|---|---|---:|---:|")
+exact = {"icall": {"op_mix": 87.5, "op_sub": 6.25, "op_xor": 6.25},
+         "virtual": {"_ZNK6Square5weighEj": 93.75, "_ZNK8Triangle5weighEj": 6.25}}
+for prog, want in exact.items():
+    try:
+        text = open(f"{work}/{prog}.1024.prof").read().splitlines()
+    except OSError:
+        continue
+    got = {}
+    for l in text:
+        f = l.split()
+        if len(f) > 3 and f[0] == "!Values:" and f[2] == "icall":
+            for e in f[3:]:
+                k, _, v = e.rpartition(":")
+                got[k] = int(v)
+    total = sum(got.values()) or 1
+    for k, w in want.items():
+        print(f"| {prog} | {k} | {100 * got.get(k, 0) / total:.1f} | {w:.2f} |")
+print("\n### Entry counts: overlap of the functions' entry counts with -fprofile-use's, median of 3 recordings\n")
+print("| program | IP-only (perf record, timer) % | sfdo-record default (stack copies) % | block overlap, default % |")
+print("|---|---:|---:|---:|")
+ent = collections.defaultdict(list)
+blk = collections.defaultdict(list)
+for l in open(entries).read().splitlines():
+    n, mode, rep, e, g = l.split("\t")
+    if e != "-":
+        ent[(n, mode)].append(float(e))
+    blk[(n, mode)].append(float(g))
+for n in dict.fromkeys(k[0] for k in blk):
+    def m(d, mode):
+        v = d.get((n, mode))
+        return f"{statistics.median(v):.1f}" if v else "-"
+    print(f"| {n} | {m(ent, 'timer')} | {m(ent, 'default')} | {m(blk, 'default')} |")
 runs = collections.defaultdict(dict)
 size = collections.defaultdict(dict)
 for l in open(cost).read().splitlines():
