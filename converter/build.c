@@ -23,11 +23,16 @@ count_calls (const struct sfdo_prof_func *f, struct sfdo_u64map *incoming)
     count_calls (f->callsites[i].callee, incoming);
 }
 
-/* With callchains, a function is entered as often as its callers' calls
-   reach it (direct calls run as often as their blocks; callchains split
-   indirect ones), which keeps each head count consistent with the call
-   edges into it; a function no call of these binaries reaches (main, a
-   callback) keeps its entry block's count.  */
+/* With callchains (recorded, or unwound from stack copies), a function is
+   entered as often as its callers' calls reach it, which keeps each head
+   count consistent with the call edges into it.  A direct call runs as
+   often as its block, whose count comes from the samples in the caller:
+   the callee's own samples, which weigh its duration rather than its
+   entries (a hot short leaf has few), do not enter it.  An indirect
+   call's count is split among its targets as build_ip.c says (where the
+   known bias of the callees' samples is stated).  A function no call of
+   these binaries reaches (main, a callback from a library) keeps its
+   entry block's count.  */
 static void
 heads_from_calls (struct sfdo_profile *p)
 {
