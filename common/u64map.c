@@ -86,6 +86,24 @@ sfdo_u64map_sorted_keys (const struct sfdo_u64map *m)
   return keys;
 }
 
+void
+sfdo_sort_u64 (uint64_t *a, size_t n)
+{
+  if (n > 1)
+    qsort (a, n, sizeof *a, u64_cmp);
+}
+
+size_t
+sfdo_sort_unique_u64 (uint64_t *a, size_t n)
+{
+  size_t k = 0;
+  sfdo_sort_u64 (a, n);
+  for (size_t i = 0; i < n; i++)
+    if (k == 0 || a[i] != a[k - 1])
+      a[k++] = a[i];
+  return k;
+}
+
 /* --- Pairs ----------------------------------------------------------------- */
 
 static size_t

@@ -27,6 +27,12 @@ void sfdo_u64map_release (struct sfdo_u64map *m);
 /* The keys, sorted ascending, in a new array of m->n (caller frees).  */
 uint64_t *sfdo_u64map_sorted_keys (const struct sfdo_u64map *m);
 
+/* Sort the N values A ascending.  */
+void sfdo_sort_u64 (uint64_t *a, size_t n);
+
+/* Sort the N values A and drop repeats; returns how many are left.  */
+size_t sfdo_sort_unique_u64 (uint64_t *a, size_t n);
+
 /* A map from pairs (A, B) of uint64_t (A != UINT64_MAX) to a count and a
    weight: branch (from, to) and range (begin, end) tallies.  */
 struct sfdo_pairval {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/u64map.h"
 #include "../common/xalloc.h"
 
 struct sfdo_decoder {
@@ -77,12 +78,6 @@ direct_target (csh h, const cs_insn *insn, int group)
   return (uint64_t) insn->detail->x86.operands[0].imm;
 }
 
-static int
-u64_cmp (const void *a, const void *b)
-{
-  uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-  return x < y ? -1 : x > y;
-}
 
 /* Split the decoded instructions of FB into blocks at LEADERS (sorted).  */
 static void
@@ -147,8 +142,7 @@ sfdo_decode_function (struct sfdo_decoder *d, const uint8_t *code,
       if (target >= lo && target < hi)
         leaders[nleaders++] = target;
     }
-  if (nleaders > 1)
-    qsort (leaders, nleaders, sizeof *leaders, u64_cmp);
+  sfdo_sort_u64 (leaders, nleaders);
   make_blocks (out, leaders, nleaders);
   free (leaders);
 }

@@ -302,26 +302,26 @@ share_out_call (struct ip_builder *ib, uint64_t call, uint64_t count,
     }
 }
 
-/* The call returning to P[0].ret: the support of its edges, from the
-   callees seen in callchains, P[0..N), or for an indirect call whose
+/* The call returning to RET: the support of its edges, from the callees
+   seen in callchains, P[0..N) (maybe none), or for an indirect call whose
    register showed its targets (V, NV), from those.  An indirect call ran
    as often as its block: split that count among its targets.  Functions
    in COVERED are left alone.  */
 static void
 take_call_site (struct ip_builder *ib, const struct sfdo_u64map *covered,
-                const struct call_pair *p, size_t n,
+                uint64_t ret, const struct call_pair *p, size_t n,
                 const struct call_pair *v, size_t nv)
 {
   uint64_t lo, hi;
   const uint8_t *code;
   size_t len, nseen;
-  if (sfdo_symtab_function_range (ib->st, p->ret - 1, &lo, &hi) != 0
+  if (sfdo_symtab_function_range (ib->st, ret - 1, &lo, &hi) != 0
       || (covered && sfdo_u64map_find (covered, lo))
       || sfdo_symtab_code (ib->st, lo, &code, &len) != 0)
     return;
   struct sfdo_func_blocks fb;
   sfdo_decode_function (ib->dec, code, len, lo, hi, &fb);
-  size_t i = sfdo_func_blocks_insn_from (&fb, p->ret);
+  size_t i = sfdo_func_blocks_insn_from (&fb, ret);
   if (i > 0 && i <= fb.ninsns && fb.kinds[i - 1] == SFDO_INSN_CALL)
     {
       uint64_t call = fb.insn_addrs[i - 1];
@@ -338,18 +338,63 @@ take_call_site (struct ip_builder *ib, const struct sfdo_u64map *covered,
   sfdo_func_blocks_release (&fb);
 }
 
+/* The address after the call instruction at CALL; 0 if it does not
+   decode.  */
+static uint64_t
+return_address_of (struct ip_builder *ib, uint64_t call)
+{
+  const uint8_t *code;
+  size_t len;
+  struct sfdo_insn_info info;
+  if (sfdo_symtab_code (ib->st, call, &code, &len) != 0)
+    return 0;
+  sfdo_decode_one (ib->dec, code, len, call, &info);
+  return info.size ? call + info.size : 0;
+}
+
+
+/* Every call site that callchains (P, N) or registers (V, NV) saw, by
+   return address, sorted and distinct, into *NR: a recording with
+   registers but no stack copies still gives its indirect calls'
+   targets.  */
+static uint64_t *
+call_sites (struct ip_builder *ib, const struct call_pair *p, size_t n,
+            const struct call_pair *v, size_t nv, size_t *nr)
+{
+  uint64_t *rets = (uint64_t *) sfdo_xmalloc ((n + nv + 1) * sizeof *rets);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    rets[k++] = p[i].ret;
+  for (size_t i = 0; i < nv; i++)
+    if (i == 0 || v[i].ret != v[i - 1].ret)
+      {
+        uint64_t ret = return_address_of (ib, v[i].ret);
+        if (ret)
+          rets[k++] = ret;
+      }
+  *nr = sfdo_sort_unique_u64 (rets, k);
+  return rets;
+}
+
 static void
 add_indirect_calls (struct ip_builder *ib, const struct sfdo_u64map *covered)
 {
-  size_t n, nv;
+  size_t n, nv, nr;
   struct call_pair *p = sorted_pairs (&ib->t->calls, &n);
   struct call_pair *v = sorted_pairs (&ib->t->call_values, &nv);
-  for (size_t i = 0, j; i < n; i = j)
+  uint64_t *rets = call_sites (ib, p, n, v, nv, &nr);
+  size_t i = 0;
+  for (size_t r = 0; r < nr; r++)
     {
-      for (j = i + 1; j < n && p[j].ret == p[i].ret; j++)
-        ;
-      take_call_site (ib, covered, p + i, j - i, v, nv);
+      while (i < n && p[i].ret < rets[r])
+        i++;
+      size_t j = i;
+      while (j < n && p[j].ret == rets[r])
+        j++;
+      take_call_site (ib, covered, rets[r], p + i, j - i, v, nv);
+      i = j;
     }
+  free (rets);
   free (p);
   free (v);
 }

@@ -31,12 +31,6 @@ usable_name (const char *name)
   return 1;
 }
 
-static int
-u64_cmp (const void *a, const void *b)
-{
-  uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-  return x < y ? -1 : x > y;
-}
 
 /* The addresses T saw run (IP samples, the starts and ends of LBR runs,
    branch targets), sorted; *N of them.  */
@@ -57,7 +51,7 @@ sampled_addresses (const struct sfdo_tally *t, size_t *n)
   for (size_t i = 0; i < t->branches.cap; i++)
     if (t->branches.a[i] != UINT64_MAX)
       a[k++] = t->branches.b[i];
-  qsort (a, k, sizeof *a, u64_cmp);
+  sfdo_sort_u64 (a, k);
   *n = k;
   return a;
 }

@@ -65,7 +65,7 @@ site_at (const struct sfdo_symtab *st, const struct sfdo_insn_info *info,
    the sample over the N instructions WINDOW: the register that held its
    target at the sample, following 64-bit moves back (GCC often copies a
    function pointer into rax just before the call).  0 if another write
-   hides it.  */
+   hides it.  (find_site also wants the sample in the call's own block.)  */
 static int
 icall_site_at (const struct sfdo_insn_info *info, uint64_t at,
                const struct sfdo_insn_info *window, int n,
@@ -85,6 +85,28 @@ icall_site_at (const struct sfdo_insn_info *info, uint64_t at,
   *site = (struct sfdo_value_site) { at, (int8_t) reg, 8, 0, SFDO_VALUE_ICALL,
                                      1 };
   return 1;
+}
+
+/* Whether VADDR and AT are in one basic block of the function [LO, HI).
+   Samples before an indirect call see its target only from the call's
+   own block: every run of the call runs those instructions once,
+   whatever its target, whereas the blocks before it may differ by target
+   (GCC computes each target on its own path and joins them), and a
+   longer path would draw more samples for its target.  */
+static int
+same_block (struct sfdo_decoder *dec, const struct sfdo_symtab *st,
+            uint64_t lo, uint64_t hi, uint64_t vaddr, uint64_t at)
+{
+  const uint8_t *code;
+  size_t len;
+  if (sfdo_symtab_code (st, lo, &code, &len) != 0)
+    return 0;
+  struct sfdo_func_blocks fb;
+  sfdo_decode_function (dec, code, len, lo, hi, &fb);
+  ptrdiff_t b = sfdo_func_blocks_find (&fb, vaddr);
+  int same = b >= 0 && b == sfdo_func_blocks_find (&fb, at);
+  sfdo_func_blocks_release (&fb);
+  return same;
 }
 
 /* Find the site the sample at VADDR sees; 0 if none.  */
@@ -109,9 +131,10 @@ find_site (struct sfdo_decoder *dec, const struct sfdo_symtab *st,
       sfdo_decode_one (dec, code + (at - vaddr), (size_t) (hi - at), at, info);
       if (!info->size)
         return 0;
-      if (site_at (st, info, at, written, site)
-          || icall_site_at (info, at, window, n, site))
+      if (site_at (st, info, at, written, site))
         return 1;
+      if (icall_site_at (info, at, window, n, site))
+        return same_block (dec, st, lo, hi, vaddr, at);
       if (info->kind != SFDO_INSN_OTHER || info->div_reg >= 0)
         return 0;
       written |= info->writes;
