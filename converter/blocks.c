@@ -269,6 +269,27 @@ target_register (csh h, const cs_insn *insn)
   return perf_reg (x->operands[0].reg);
 }
 
+/* An indirect call or jump through memory at DISP(BASE), without index or
+   segment, BASE not the instruction pointer: BASE's perf number into
+   *BASE and DISP into *DISP; *BASE is -1 otherwise.  */
+static void
+target_in_memory (csh h, const cs_insn *insn, int8_t *base, int32_t *disp)
+{
+  const cs_x86 *x = &insn->detail->x86;
+  *base = -1;
+  if ((!cs_insn_group (h, insn, CS_GRP_CALL)
+       && !cs_insn_group (h, insn, CS_GRP_JUMP))
+      || x->op_count != 1 || x->operands[0].type != X86_OP_MEM
+      || x->operands[0].mem.index != X86_REG_INVALID
+      || x->operands[0].mem.segment != X86_REG_INVALID
+      || x->operands[0].mem.base == X86_REG_RIP
+      || x->operands[0].mem.disp < INT32_MIN
+      || x->operands[0].mem.disp > INT32_MAX)
+    return;
+  *base = (int8_t) perf_reg (x->operands[0].mem.base);
+  *disp = (int32_t) x->operands[0].mem.disp;
+}
+
 /* A 64-bit move between registers: the source's perf number, else -1.  */
 static int
 move_source (const cs_insn *insn)
@@ -288,6 +309,7 @@ sfdo_decode_one (struct sfdo_decoder *d, const uint8_t *code, size_t len,
   memset (out, 0, sizeof *out);
   out->div_reg = -1;
   out->target_reg = -1;
+  out->target_base = -1;
   out->move_from = -1;
   const uint8_t *p = code;
   if (!cs_disasm_iter (d->handle, &p, &len, &addr, d->insn))
@@ -299,6 +321,7 @@ sfdo_decode_one (struct sfdo_decoder *d, const uint8_t *code, size_t len,
   note_division (d->insn, out);
   out->target_reg = (int8_t) target_register (d->handle, d->insn);
   out->move_from = (int8_t) move_source (d->insn);
+  target_in_memory (d->handle, d->insn, &out->target_base, &out->target_disp);
   cs_regs read, written;
   uint8_t nread = 0, nwritten = 0;
   if (cs_regs_access (d->handle, d->insn, read, &nread, written, &nwritten)

@@ -71,6 +71,10 @@ struct sfdo_insn_info {
   uint64_t jump_target;       /* a direct jump's target, else 0 */
   int8_t target_reg;          /* an indirect call or jump to the address
                                  in this register (perf's number), else -1 */
+  int8_t target_base;         /* an indirect call or jump to the address
+                                 stored at target_disp(this register), as
+                                 a virtual call through a vtable, else -1 */
+  int32_t target_disp;
   int8_t move_from;           /* a 64-bit register-to-register move from
                                  this register (into the one it writes),
                                  else -1 */

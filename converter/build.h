@@ -46,6 +46,9 @@ struct sfdo_build_opts {
   int smooth;                   /* run the binary-level MCF prepass */
   int classify;                 /* cycles were recorded: classify blocks */
   uint64_t min_sample_weight;   /* of an IP sample: one sample's worth */
+  int ip_counts_instructions;   /* the IP samples count instructions: the
+                                   registers before an indirect call say
+                                   how often it reached each target */
 };
 
 /* An event for the profile header.  */

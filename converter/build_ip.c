@@ -184,12 +184,15 @@ build_function (struct ip_builder *ib, uint64_t lo, uint64_t hi,
    leans to the targets that run longest per call; on a timer, also to
    those whose calls mispredict (a 2-instruction target called 1 time in
    20 drew 35 times the samples of one called 17 times in 20).  The
-   register a call jumps through, sampled in the instructions before it,
-   is seen once per call whatever the target when samples count
-   instructions (PEBS, the emulated PMU); so it decides wherever at least
-   this many samples saw it, and the callees' samples elsewhere.  On a
-   timer both measure time: the samples before a call wait on the previous
-   call's result (seen: 64/28/8% for calls 80/15/5%).  */
+   register a call jumps through, sampled in the instructions of its block
+   before it, is seen once per call whatever the target when samples
+   count instructions (PEBS, the emulated PMU); so there it decides
+   wherever at least this many samples saw it, and the callees' samples
+   elsewhere.  On a timer or cycles both measure time (the instructions
+   before a call wait on the previous call's result), and the callees'
+   samples are kept: of the two, only they add up the time of a target's
+   whole call (seen on timers: a virtual call's dominant target 85% by
+   registers, 91-93% by the callees, 93.75% in truth).  */
 #define MIN_CALL_VALUE_SAMPLES 8
 
 struct call_pair {
@@ -326,7 +329,7 @@ take_call_site (struct ip_builder *ib, const struct sfdo_u64map *covered,
     {
       uint64_t call = fb.insn_addrs[i - 1];
       const struct call_pair *seen
-        = fb.call_targets[i - 1] ? NULL
+        = fb.call_targets[i - 1] || !ib->o->ip_counts_instructions ? NULL
           : register_evidence (v, nv, call, &nseen);
       if (!seen)
         seen = p, nseen = n;

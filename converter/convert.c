@@ -39,6 +39,7 @@ struct sfdo_converter {
   struct sfdo_event_plan plan;          /* of the perf.data being read */
   int planned;
   int classify;                         /* a cycles event classified */
+  int ip_counts_instructions;           /* (event_plan.h) */
   struct event_note notes[MAX_NOTES];
   size_t nnotes;
   uint64_t min_sample_weight;
@@ -259,6 +260,7 @@ remember_events (struct sfdo_converter *cv)
   for (size_t i = 0; i < plan->naux; i++)
     note_event (cv, plan->aux[i], &cv->walk.aux[i]);
   cv->classify = plan->classify;
+  cv->ip_counts_instructions = plan->ip_counts_instructions;
   cv->min_sample_weight = cv->walk.min_ip_weight;
 }
 
@@ -326,7 +328,7 @@ sfdo_converter_build (struct sfdo_converter *cv, struct sfdo_profile **out,
     o->vote,
     o->smooth == SFDO_SMOOTH_ON || (o->smooth == SFDO_SMOOTH_AUTO
                                     && cv->classify),
-    cv->classify, cv->min_sample_weight
+    cv->classify, cv->min_sample_weight, cv->ip_counts_instructions
   };
   struct sfdo_build_event events[MAX_NOTES];
   for (size_t i = 0; i < cv->nnotes; i++)

@@ -172,6 +172,7 @@ sfdo_event_plan_make (struct sfdo_event_plan *plan,
   if (!plan->count)
     return;
   plan->ip = choose_ip (plan->count, attrs, n);
+  plan->ip_counts_instructions = plan->ip && is_instructions (plan->ip);
   choose_aux (plan, attrs, n, clk_event);
 }
 

@@ -48,6 +48,9 @@ struct sfdo_event_plan {
   struct sfdo_event_use aux_use[SFDO_PLAN_MAX_AUX];
   size_t naux;
   int classify;                 /* a cycles event classifies blocks */
+  int ip_counts_instructions;   /* the IP event is retired instructions:
+                                   its samples fall on instructions as
+                                   often as they run, not as long */
 };
 
 /* Plan the use of the N events ATTRS.  COUNT_EVENT and CLK_EVENT are the

@@ -337,7 +337,7 @@ print_stats (const struct sfdo_convert_stats *s)
            "sfdo-convert: %llu samples: %llu used; dropped: %llu of another "
            "event, %llu kernel, %llu in other files, %llu unmapped, %llu "
            "without line info; %llu lost by the kernel; %llu with "
-           "callchains, %llu gave a value (divisor or size)\n",
+           "callchains, %llu gave a value (divisor, size or call target)\n",
            (unsigned long long) s->samples, (unsigned long long) s->used,
            (unsigned long long) s->other_event,
            (unsigned long long) s->kernel,

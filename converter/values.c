@@ -45,7 +45,7 @@ site_at (const struct sfdo_symtab *st, const struct sfdo_insn_info *info,
       uint32_t dividend = 1u << PERF_REG_AX | 1u << PERF_REG_DX;
       *site = (struct sfdo_value_site) { at, info->div_reg, info->div_width,
                                     info->div_signed, SFDO_VALUE_DIVMOD,
-                                    !(written & dividend) };
+                                    !(written & dividend), 0, 0 };
       return 1;
     }
   uint64_t callee = info->kind == SFDO_INSN_CALL ? info->call_target
@@ -55,16 +55,17 @@ site_at (const struct sfdo_symtab *st, const struct sfdo_insn_info *info,
     {
       *site = (struct sfdo_value_site) { at, PERF_REG_DX, 8, 0,
                                     SFDO_VALUE_MEMSIZE,
-                                    !(written & (1u << PERF_REG_DI)) };
+                                    !(written & (1u << PERF_REG_DI)), 0, 0 };
       return 1;
     }
   return 0;
 }
 
-/* An indirect call or jump INFO at AT through a register, reached from
-   the sample over the N instructions WINDOW: the register that held its
-   target at the sample, following 64-bit moves back (GCC often copies a
-   function pointer into rax just before the call).  0 if another write
+/* An indirect call or jump INFO at AT through a register (or through a
+   pointer at an offset from one: a vtable slot), reached from the sample
+   over the N instructions WINDOW: the register that held its target (or
+   the vtable) at the sample, following 64-bit moves back (GCC often copies
+   a function pointer into rax just before the call).  0 if another write
    hides it.  (find_site also wants the sample in the call's own block.)  */
 static int
 icall_site_at (const struct sfdo_insn_info *info, uint64_t at,
@@ -72,9 +73,10 @@ icall_site_at (const struct sfdo_insn_info *info, uint64_t at,
                struct sfdo_value_site *site)
 {
   if ((info->kind != SFDO_INSN_CALL && info->kind != SFDO_INSN_JUMP)
-      || info->target_reg < 0)
+      || (info->target_reg < 0 && info->target_base < 0))
     return 0;
-  int reg = info->target_reg;
+  int through_memory = info->target_reg < 0;
+  int reg = through_memory ? info->target_base : info->target_reg;
   for (int k = n - 1; k >= 0; k--)
     if (window[k].writes & (1u << reg))
       {
@@ -83,7 +85,8 @@ icall_site_at (const struct sfdo_insn_info *info, uint64_t at,
         reg = window[k].move_from;
       }
   *site = (struct sfdo_value_site) { at, (int8_t) reg, 8, 0, SFDO_VALUE_ICALL,
-                                     1 };
+                                     1, (uint8_t) through_memory,
+                                     info->target_disp };
   return 1;
 }
 
@@ -215,6 +218,35 @@ quotient_class (const struct sfdo_value_site *site,
   return 1;
 }
 
+/* The function an indirect call SITE of the binary of ST went to, from
+   VALUE, its register at the sample: the target itself, resolved by CODE,
+   or for a call through a vtable, the pointer in the slot at
+   VALUE + disp, read from the binary's own bytes (the linker writes a
+   relative relocation's addend there too), the binary loaded BIAS above
+   its addresses.  Only a function's entry counts: an indirect jump into
+   the middle of one is a switch.  */
+static int
+icall_target (const struct sfdo_symtab *st, const struct sfdo_value_site *site,
+              uint64_t value, uint64_t bias,
+              const struct sfdo_code_resolver *code, uint64_t *target)
+{
+  const uint8_t *bytes;
+  size_t len;
+  uint64_t lo, hi;
+  if (!site->through_memory)
+    {
+      if (!code || !code->resolve (code->ctx, value, target))
+        return 0;
+    }
+  else if (sfdo_symtab_code (st, value + (uint64_t) (int64_t) site->disp
+                                 - bias, &bytes, &len) != 0 || len < 8)
+    return 0;
+  else
+    memcpy (target, bytes, 8);
+  return sfdo_symtab_function_range (st, *target, &lo, &hi) == 0
+         && lo == *target;
+}
+
 int
 sfdo_values_take (struct sfdo_value_sites *vs, const struct sfdo_symtab *st,
                   struct sfdo_decoder *dec, struct sfdo_tally *t,
@@ -236,7 +268,7 @@ sfdo_values_take (struct sfdo_value_sites *vs, const struct sfdo_symtab *st,
   if (site->kind == SFDO_VALUE_ICALL)
     {
       uint64_t target;
-      if (!code || !code->resolve (code->ctx, value, &target))
+      if (!icall_target (st, site, value, s->ip - vaddr, code, &target))
         return 0;
       sfdo_tally_pair (&t->call_values, site->addr, target, weight);
       return 1;

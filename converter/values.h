@@ -37,6 +37,9 @@ struct sfdo_value_site {
                                    what they hold at the site: the dividend
                                    (rdx:rax) of a DIVMOD, the destination
                                    (rdi) of a MEMSIZE */
+  uint8_t through_memory;       /* ICALL: the target is the pointer at
+                                   disp(reg), a vtable slot */
+  int32_t disp;
 };
 
 /* The value sites of one binary found so far.  */

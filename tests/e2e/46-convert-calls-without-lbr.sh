@@ -24,7 +24,8 @@
 #       (sfdo-record --emulate --regs, where the emulated PMU is built):
 #       the register the call goes through gives the shares the program
 #       counted within 5 points, where the targets' own samples would
-#       give about 47/44/9 for 80/15/5.
+#       give about 47/44/9 for 80/15/5; and (b)'s virtual call, whose
+#       target the vtable slot the call reads gives.
 # Every recording must carry no callchain: the edges come from unwinding.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -143,7 +144,13 @@ if decide_have_emulator; then
         "op_sum=$(awk -v c="$c0" -v t="$t" 'BEGIN { print 100 * c / t }')" \
         "op_xor=$(awk -v c="$c1" -v t="$t" 'BEGIN { print 100 * c / t }')" \
         "op_max=$(awk -v c="$c2" -v t="$t" 'BEGIN { print 100 * c / t }')")
-    emu_note="costly targets, emulated: ${emu_shares% }"
+    "$SFDO_BUILD/sfdo-record" -q --emulate --regs -c 10007 -o "$TEST_TMP/vcall.data" \
+        -- "$TEST_TMP/virtual/profiled/prog" 20000000 >/dev/null 2>"$TEST_TMP/vcall.err" ||
+        fail "sfdo-record --emulate --regs failed: $(cat "$TEST_TMP/vcall.err")"
+    stats vcall "$TEST_TMP/vcall.data" "$TEST_TMP/virtual/profiled/prog"
+    vcall_shares=$(expect_shares "$TEST_TMP/vcall.prof" _ZNK6Square5weighEj=93.75 \
+        _ZNK8Triangle5weighEj=6.25)
+    emu_note="emulated, registers: costly targets ${emu_shares% }, virtual ${vcall_shares% }"
 else
     echo "$TEST_NAME: note: $emu_note" >&2
 fi

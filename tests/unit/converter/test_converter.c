@@ -274,6 +274,45 @@ test_blocks_decoder_is_x86_64_only (void **state)
   sfdo_decoder_free (NULL);
 }
 
+/* What the value sites of indirect calls read from a decoded
+   instruction: the register a call or jump goes through, a vtable slot's
+   base and offset, 64-bit register moves.  */
+static void
+test_decode_indirect_targets_and_moves (void **state)
+{
+  (void) state;
+  struct sfdo_decoder *d;
+  assert_int_equal (sfdo_decoder_new (62, &d, NULL), SFDO_OK);
+  static const struct {
+    uint8_t bytes[8];
+    size_t len;
+    int target_reg, target_base, disp, move_from;
+  } cases[] = {
+    { { 0xff, 0xd0 }, 2, 0, -1, 0, -1 },                  /* call *%rax */
+    { { 0x41, 0xff, 0xd0 }, 3, 16, -1, 0, -1 },           /* call *%r8 */
+    { { 0xff, 0xe2 }, 2, 3, -1, 0, -1 },                  /* jmp *%rdx */
+    { { 0xff, 0x50, 0x10 }, 3, -1, 0, 16, -1 },           /* call *0x10(%rax) */
+    { { 0xff, 0x14, 0xc5, 0, 0x10, 0, 0 }, 7, -1, -1, 0, -1 },
+                                          /* call *0x1000(,%rax,8): indexed */
+    { { 0xff, 0x15, 0x57, 0x2e, 0, 0 }, 6, -1, -1, 0, -1 },  /* call *(%rip) */
+    { { 0x48, 0x89, 0xf8 }, 3, -1, -1, 0, 5 },            /* mov %rdi,%rax */
+    { { 0x89, 0xf8 }, 2, -1, -1, 0, -1 },                 /* mov %edi,%eax */
+    { { 0x48, 0x8b, 0x07 }, 3, -1, -1, 0, -1 },           /* mov (%rdi),%rax */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    {
+      struct sfdo_insn_info info;
+      sfdo_decode_one (d, cases[i].bytes, cases[i].len, 0x1000, &info);
+      assert_int_equal (info.size, cases[i].len);
+      assert_int_equal (info.target_reg, cases[i].target_reg);
+      assert_int_equal (info.target_base, cases[i].target_base);
+      if (cases[i].target_base >= 0)
+        assert_int_equal (info.target_disp, cases[i].disp);
+      assert_int_equal (info.move_from, cases[i].move_from);
+    }
+  sfdo_decoder_free (d);
+}
+
 static void
 test_blocks_of_hand_written_code (void **state)
 {
@@ -762,6 +801,7 @@ main (void)
   const struct CMUnitTest blocks_tests[] = {
     cmocka_unit_test (test_blocks_decoder_is_x86_64_only),
     cmocka_unit_test (test_blocks_of_hand_written_code),
+    cmocka_unit_test (test_decode_indirect_targets_and_moves),
   };
   const struct CMUnitTest symtab_tests[] = {
     cmocka_unit_test (test_symtab_inline_stacks),
