@@ -17,9 +17,12 @@
 #   recovered, and of walks that reached the outermost frame (main's
 #   callers) instead of the end of the copy.
 #
-#   Targets: the indirect-call shares the 1024-byte profiles of icall and
-#   virtual give, beside the exact shares (14/16, 1/16, 1/16 and 15/16,
-#   1/16 by construction).
+#   Targets: the indirect-call shares the 1024-byte profiles of icall,
+#   virtual and costly_targets give, and those of a recording by the
+#   emulated PMU with registers (sfdo-record --emulate --regs: exact
+#   instruction samples, the register each call goes through), beside
+#   the exact shares (14/16, 1/16, 1/16 and 15/16, 1/16 by construction;
+#   costly_targets prints the calls it made).
 #
 #   Entry counts: the overlap of the functions' entry counts with
 #   -fprofile-use's (scripts/measure-overlap.sh, the C programs, 3
@@ -64,6 +67,7 @@ build_test_program() {   # NAME SOURCE "ARGS"
 build_test_program icall tests/e2e/data/decide/icall.c 200000000
 build_test_program virtual tests/e2e/data/decide/virtual.cc 200000000
 build_test_program qsort_cb tests/e2e/data/calls/qsort_cb.c 1500
+build_test_program costly_targets tests/e2e/data/calls/costly_targets.c 20000000
 build_test_program demo examples/demo.c 100
 REAL_NOTE=
 rc=0; bench/real/fetch.sh >"$WORK/fetch.log" 2>&1 || rc=$?
@@ -110,6 +114,19 @@ while IFS=$'\t' read -r name bin cmd; do
     done
     say "coverage of $name done ($(( $(date +%s) - START )) s)"
 done < "$PROGS"
+
+# --- targets under the emulated PMU -----------------------------------------
+if [[ -e $BUILD/sfdoemu-amd64-linux ]]; then
+    for p in "icall 20000000" "virtual 20000000" "costly_targets 2000000"; do
+        read -r name arg <<<"$p"
+        "$BUILD/sfdo-record" -q --emulate --regs -c 10007 -o "$WORK/$name.emu.data" \
+            -- "$WORK/bin/$name" "$arg" > "$WORK/$name.emu.out" 2>"$WORK/$name.emu.err" ||
+            die "sfdo-record --emulate of $name failed: $(head -3 "$WORK/$name.emu.err")"
+        "$BUILD/sfdo-convert" -q -o "$WORK/$name.emu.prof" "$WORK/$name.emu.data" \
+            "$WORK/bin/$name" || die "sfdo-convert of $name (emulated) failed"
+    done
+fi
+"$WORK/bin/costly_targets" 100000 > "$WORK/costly_targets.counts"
 
 # --- entry counts --------------------------------------------------------------
 ENTRIES=$WORK/entries.tsv   # NAME MODE REP ENTRY-OVERLAP BLOCK-OVERLAP
@@ -184,16 +201,20 @@ print("\nThe first figure is the share of samples with their caller recovered (w
       "indirect-call targets and entry counts need); in brackets, the share whose walk went on to the "
       "outermost frame: a deep stack (qsort's recursion in libc, Lua's interpreter) needs a larger copy "
       "to reach the program's own frames above a library.")
-print("\n### Indirect-call targets: shares in the profile (1024 B copies) beside the exact shares\n")
-print("| program | target | profile % | exact % |")
-print("|---|---|---:|---:|")
+print("\n### Indirect-call targets: shares in the profile beside the exact shares\n")
+print("| program | target | timer, 1024 B copies % | emulated PMU, registers % | exact % |")
+print("|---|---|---:|---:|---:|")
+_, c0, c1, c2 = open(f"{work}/costly_targets.counts").read().split()
+ct = int(c0) + int(c1) + int(c2)
 exact = {"icall": {"op_mix": 87.5, "op_sub": 6.25, "op_xor": 6.25},
-         "virtual": {"_ZNK6Square5weighEj": 93.75, "_ZNK8Triangle5weighEj": 6.25}}
-for prog, want in exact.items():
+         "virtual": {"_ZNK6Square5weighEj": 93.75, "_ZNK8Triangle5weighEj": 6.25},
+         "costly_targets": {"op_sum": 100 * int(c0) / ct, "op_xor": 100 * int(c1) / ct,
+                            "op_max": 100 * int(c2) / ct}}
+def shares(path):
     try:
-        text = open(f"{work}/{prog}.1024.prof").read().splitlines()
+        text = open(path).read().splitlines()
     except OSError:
-        continue
+        return None
     got = {}
     for l in text:
         f = l.split()
@@ -202,8 +223,17 @@ for prog, want in exact.items():
                 k, _, v = e.rpartition(":")
                 got[k] = int(v)
     total = sum(got.values()) or 1
+    return {k: 100 * v / total for k, v in got.items()}
+for prog, want in exact.items():
+    timer, emu = shares(f"{work}/{prog}.1024.prof"), shares(f"{work}/{prog}.emu.prof")
     for k, w in want.items():
-        print(f"| {prog} | {k} | {100 * got.get(k, 0) / total:.1f} | {w:.2f} |")
+        t = f"{timer.get(k, 0):.1f}" if timer is not None else "-"
+        e = f"{emu.get(k, 0):.1f}" if emu is not None else "-"
+        print(f"| {prog} | {k} | {t} | {e} | {w:.2f} |")
+print("\nOn the timer an indirect call's count is split by the samples in each target, which weigh the "
+      "time per call (costly_targets' targets run 8, 40 and 24 iterations per call); with samples that "
+      "count instructions, by the register the call goes through (or the vtable slot it reads), sampled "
+      "in the call's block, which sees each call once.")
 print("\n### Entry counts: overlap of the functions' entry counts with -fprofile-use's, median of 3 recordings\n")
 print("| program | IP-only (perf record, timer) % | sfdo-record default (stack copies) % | block overlap, default % |")
 print("|---|---:|---:|---:|")
