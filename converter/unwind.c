@@ -205,6 +205,66 @@ binary_op (unsigned atom, uint64_t a, uint64_t b, uint64_t *out)
     }
 }
 
+/* The value operation OP pushes (a literal, a constant, a register plus
+   an offset, the CFA) into *V: 1, or 0 when OP pushes none, or -1 when it
+   needs a register not known or the CFA where there is none.  */
+static int
+operand_of (const Dwarf_Op *op, const struct sfdo_unwind_regs *r,
+            int have_cfa, uint64_t cfa, uint64_t *v)
+{
+  unsigned atom = op->atom;
+  if (atom >= DW_OP_lit0 && atom <= DW_OP_lit31)
+    return *v = atom - DW_OP_lit0, 1;
+  if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31)
+    return reg_known (r, atom - DW_OP_breg0)
+           ? (*v = r->r[atom - DW_OP_breg0] + op->number, 1) : -1;
+  if (atom == DW_OP_bregx)
+    return reg_known (r, op->number)
+           ? (*v = r->r[op->number] + op->number2, 1) : -1;
+  if (atom == DW_OP_call_frame_cfa)
+    return have_cfa ? (*v = cfa, 1) : -1;
+  switch (atom)
+    {
+    case DW_OP_const1u: case DW_OP_const1s: case DW_OP_const2u:
+    case DW_OP_const2s: case DW_OP_const4u: case DW_OP_const4s:
+    case DW_OP_const8u: case DW_OP_const8s: case DW_OP_constu:
+    case DW_OP_consts:
+      return *v = op->number, 1;
+    default:
+      return 0;
+    }
+}
+
+/* Apply the operation OP that takes the top of the stack ST (*SP deep):
+   a unary one, a stack shuffle, or a binary operator.  */
+static enum eval_result
+apply_op (const Dwarf_Op *op, const struct sfdo_unwind_stack *s,
+          uint64_t *st, size_t *sp)
+{
+  if (!*sp)
+    return EVAL_BAD;
+  uint64_t *top = &st[*sp - 1];
+  switch (op->atom)
+    {
+    case DW_OP_plus_uconst:
+      *top += op->number;
+      return EVAL_OK;
+    case DW_OP_deref:
+      return read_word (s, *top, top) ? EVAL_OK : EVAL_STACK_SHORT;
+    case DW_OP_dup:
+      st[(*sp)++] = *top;
+      return EVAL_OK;
+    case DW_OP_drop:
+      (*sp)--;
+      return EVAL_OK;
+    default:
+      if (*sp < 2 || !binary_op (op->atom, top[-1], *top, &top[-1]))
+        return EVAL_BAD;
+      (*sp)--;
+      return EVAL_OK;
+    }
+}
+
 /* Evaluate the N operations OPS (CFI's subset of DWARF expressions) with
    registers R, memory S and the CFA (HAVE_CFA) into *OUT; *IS_VALUE says
    whether it ended with DW_OP_stack_value (a value, not an address).  */
@@ -218,72 +278,19 @@ eval (const Dwarf_Op *ops, size_t n, const struct sfdo_unwind_regs *r,
   *is_value = 0;
   for (size_t i = 0; i < n; i++)
     {
-      unsigned atom = ops[i].atom;
-      if (sp == 16)
+      uint64_t v;
+      int pushed = operand_of (&ops[i], r, have_cfa, cfa, &v);
+      enum eval_result e = EVAL_OK;
+      if (sp == 16 || pushed < 0)
         return EVAL_BAD;
-      if (atom >= DW_OP_lit0 && atom <= DW_OP_lit31)
-        st[sp++] = atom - DW_OP_lit0;
-      else if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31)
-        {
-          if (!reg_known (r, atom - DW_OP_breg0))
-            return EVAL_BAD;
-          st[sp++] = r->r[atom - DW_OP_breg0] + ops[i].number;
-        }
-      else if (atom == DW_OP_bregx)
-        {
-          if (!reg_known (r, ops[i].number))
-            return EVAL_BAD;
-          st[sp++] = r->r[ops[i].number] + ops[i].number2;
-        }
-      else if (atom == DW_OP_const1u || atom == DW_OP_const1s
-               || atom == DW_OP_const2u || atom == DW_OP_const2s
-               || atom == DW_OP_const4u || atom == DW_OP_const4s
-               || atom == DW_OP_const8u || atom == DW_OP_const8s
-               || atom == DW_OP_constu || atom == DW_OP_consts)
-        st[sp++] = ops[i].number;
-      else if (atom == DW_OP_call_frame_cfa)
-        {
-          if (!have_cfa)
-            return EVAL_BAD;
-          st[sp++] = cfa;
-        }
-      else if (atom == DW_OP_plus_uconst)
-        {
-          if (!sp)
-            return EVAL_BAD;
-          st[sp - 1] += ops[i].number;
-        }
-      else if (atom == DW_OP_deref)
-        {
-          if (!sp)
-            return EVAL_BAD;
-          if (!read_word (s, st[sp - 1], &st[sp - 1]))
-            return EVAL_STACK_SHORT;
-        }
-      else if (atom == DW_OP_dup)
-        {
-          if (!sp)
-            return EVAL_BAD;
-          st[sp] = st[sp - 1];
-          sp++;
-        }
-      else if (atom == DW_OP_drop)
-        {
-          if (!sp)
-            return EVAL_BAD;
-          sp--;
-        }
-      else if (atom == DW_OP_stack_value && i + 1 == n)
+      if (pushed)
+        st[sp++] = v;
+      else if (ops[i].atom == DW_OP_stack_value && i + 1 == n)
         *is_value = 1;
-      else if (atom == DW_OP_nop)
-        ;
-      else
-        {
-          if (sp < 2 || !binary_op (atom, st[sp - 2], st[sp - 1],
-                                    &st[sp - 2]))
-            return EVAL_BAD;
-          sp--;
-        }
+      else if (ops[i].atom != DW_OP_nop)
+        e = apply_op (&ops[i], s, st, &sp);
+      if (e != EVAL_OK)
+        return e;
     }
   if (!sp)
     return EVAL_BAD;
