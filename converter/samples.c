@@ -198,6 +198,23 @@ unwind_sample (struct sfdo_walk *w, const struct sfdo_perfdata_attr *a,
   return n;
 }
 
+/* The callchain of sample S of event A at TIME, *N words: its own, or
+   where that has no user frames beyond the sampled one, its stack copy
+   unwound into UNWOUND (MAX_UNWIND_FRAMES words).  */
+static const uint64_t *
+chain_of (struct sfdo_walk *w, const struct sfdo_perfdata_attr *a,
+          const struct sfdo_perfdata_sample *s, uint64_t time,
+          uint64_t *unwound, uint64_t *n)
+{
+  if (user_frames (s->callchain, *n) >= 2)
+    return s->callchain;
+  uint64_t frames = unwind_sample (w, a, s, time, unwound);
+  if (!frames)
+    return s->callchain;
+  *n = frames;
+  return unwound;
+}
+
 /* The resolver of indirect-call targets for a sample of PID at TIME in
    the binary of tally T.  */
 struct same_binary {
@@ -391,14 +408,9 @@ sfdo_walk_sample (struct sfdo_walk *w, const struct sfdo_event_plan *plan,
       defer (w, &use, count, s, time, weight);
       return;
     }
-  const uint64_t *chain = s->callchain;
   uint64_t unwound[MAX_UNWIND_FRAMES];
-  if (use.calls && user_frames (chain, nchain) < 2)
-    {
-      uint64_t n = unwind_sample (w, attr, s, time, unwound);
-      if (n)
-        chain = unwound, nchain = n;
-    }
+  const uint64_t *chain = use.calls ? chain_of (w, attr, s, time, unwound,
+                                                &nchain) : NULL;
   if (!take_mapped (w, &use, count, s->pid, time, weight, chain,
                     nchain, s->branches, nbranch, where)
       || where != SFDO_MATCH_OK || !use.values
