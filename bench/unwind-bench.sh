@@ -222,18 +222,20 @@ def shares(path):
             for e in f[3:]:
                 k, _, v = e.rpartition(":")
                 got[k] = int(v)
-    total = sum(got.values()) or 1
-    return {k: 100 * v / total for k, v in got.items()}
+    total = sum(got.values())
+    return {k: 100 * v / total for k, v in got.items()} if total else None
 for prog, want in exact.items():
     timer, emu = shares(f"{work}/{prog}.1024.prof"), shares(f"{work}/{prog}.emu.prof")
     for k, w in want.items():
-        t = f"{timer.get(k, 0):.1f}" if timer is not None else "-"
-        e = f"{emu.get(k, 0):.1f}" if emu is not None else "-"
+        t = f"{timer.get(k, 0):.1f}" if timer is not None else "none"
+        e = f"{emu.get(k, 0):.1f}" if emu is not None else "none"
         print(f"| {prog} | {k} | {t} | {e} | {w:.2f} |")
 print("\nOn the timer an indirect call's count is split by the samples in each target, which weigh the "
       "time per call (costly_targets' targets run 8, 40 and 24 iterations per call); with samples that "
       "count instructions, by the register the call goes through (or the vtable slot it reads), sampled "
-      "in the call's block, which sees each call once.")
+      "in the call's block, which sees each call once. icall's call reads its target from a table "
+      "the program fills at run time (`call *(%r12,%rax,8)`), which neither the registers nor the "
+      "binary hold: the emulated PMU, which copies no stack, gives it none (\"none\").")
 print("\n### Entry counts: overlap of the functions' entry counts with -fprofile-use's, median of 3 recordings\n")
 print("| program | IP-only (perf record, timer) % | sfdo-record default (stack copies) % | block overlap, default % |")
 print("|---|---:|---:|---:|")
