@@ -118,7 +118,10 @@ profile_name (tree decl)
   return copy;
 }
 
-/* The profile of DECL, looked up as NAME in the profile file.  */
+/* The profile of DECL, looked up as NAME in the profile file.  A
+   file-local function is keyed by its source file as the profiled build
+   named it; this build may name it from another directory, so the
+   profile library also takes the file whose path ends alike.  */
 
 static struct sfdo_prof_func *
 find_function_profile (tree decl, const char *name)
@@ -128,7 +131,8 @@ find_function_profile (tree decl, const char *name)
 
   sfdo_error_clear (&err);
   if (!TREE_PUBLIC (decl) && main_input_filename && main_input_filename[0])
-    f = sfdo_profile_find (sfdo_profile, name, main_input_filename, &err);
+    f = sfdo_profile_find_static (sfdo_profile, name, main_input_filename,
+				  &err);
   if (!f && err.code == SFDO_OK)
     f = sfdo_profile_find (sfdo_profile, name, NULL, &err);
   if (!f && err.code != SFDO_OK)

@@ -554,6 +554,93 @@ sfdo_profile_find (struct sfdo_profile *p, const char *name, const char *file,
   return find_in_memory (p, name, file);
 }
 
+/* How many trailing path components A and B share ("./" and repeated
+   slashes aside): 0 when their base names differ.  */
+static size_t
+shared_path_tail (const char *a, size_t alen, const char *b, size_t blen)
+{
+  size_t shared = 0;
+  for (;;)
+    {
+      while (alen && a[alen - 1] == '/')
+        alen--;
+      while (blen && b[blen - 1] == '/')
+        blen--;
+      size_t ia = alen, ib = blen;
+      while (ia && a[ia - 1] != '/')
+        ia--;
+      while (ib && b[ib - 1] != '/')
+        ib--;
+      int a_dot = alen - ia == 1 && a[ia] == '.';
+      int b_dot = blen - ib == 1 && b[ib] == '.';
+      if (a_dot || b_dot)
+        {
+          alen = a_dot ? ia : alen, blen = b_dot ? ib : blen;
+          continue;
+        }
+      if (!alen || !blen || alen - ia != blen - ib
+          || memcmp (a + ia, b + ib, alen - ia) != 0)
+        return shared;
+      shared++;
+      alen = ia, blen = ib;
+    }
+}
+
+/* The best file so far for sfdo_profile_find_static.  */
+struct static_choice {
+  const char *want;
+  size_t want_len;
+  char *best;                   /* a copy */
+  size_t score;
+  int tie;
+};
+
+static int
+consider_file (const char *file, size_t len, void *ctx)
+{
+  struct static_choice *c = ctx;
+  size_t score = len ? shared_path_tail (c->want, c->want_len, file, len) : 0;
+  if (!score || score < c->score)
+    return 0;
+  c->tie = score == c->score;
+  if (score > c->score)
+    {
+      free (c->best);
+      c->best = sfdo_xstrndup (file, len);
+      c->score = score;
+    }
+  return 0;
+}
+
+struct sfdo_prof_func *
+sfdo_profile_find_static (struct sfdo_profile *p, const char *name,
+                          const char *file, struct sfdo_error *err)
+{
+  struct sfdo_prof_func *f = sfdo_profile_find (p, name, file, err);
+  if (f || (err && err->code != SFDO_OK) || !file || !*file)
+    return f;
+  struct static_choice c = { file, strlen (file), NULL, 0, 0 };
+  if (p->lazy)
+    {
+      if (sfdo_binary_files_of (p, name, consider_file, &c, err) != SFDO_OK)
+        c.tie = 1;
+    }
+  else
+    {
+      uint32_t name_id = sfdo_profile_lookup_id (p, name, strlen (name));
+      for (size_t i = 0; name_id != UINT32_MAX && i < p->nfuncs; i++)
+        if (p->funcs[i]->name == name_id)
+          {
+            const char *s = sfdo_profile_str (p, p->funcs[i]->file);
+            consider_file (s, strlen (s), &c);
+          }
+    }
+  if (c.best && !c.tie)
+    f = sfdo_profile_find (p, name, c.best, err);
+  free (c.best);
+  return f;
+}
+
 size_t
 sfdo_profile_nfuncs (const struct sfdo_profile *p)
 {

@@ -261,6 +261,17 @@ struct sfdo_prof_func *sfdo_profile_func (struct sfdo_profile *p, size_t i,
 struct sfdo_prof_func *sfdo_profile_find (struct sfdo_profile *p,
                                           const char *name, const char *file,
                                           struct sfdo_error *err);
+/* The file-local function NAME whose file is FILE's, or else the one
+   whose file's path ends in the most path components FILE's ends in (at
+   least its base name), if only one does; NULL if none (then ERR says
+   why when a function could not be decoded).  A build in another
+   directory, or one that names its sources by absolute paths where the
+   profiled build named them relative to its own, finds its statics so.
+   FILE is as the compiler was given it.  */
+struct sfdo_prof_func *sfdo_profile_find_static (struct sfdo_profile *p,
+                                                 const char *name,
+                                                 const char *file,
+                                                 struct sfdo_error *err);
 /* Add a new top-level function (NAME, FILE are string ids).  Adding a
    function that exists already creates a duplicate that finalize merges.  */
 struct sfdo_prof_func *sfdo_profile_add_func (struct sfdo_profile *p,

@@ -713,6 +713,46 @@ record_is (struct sfdo_profile *p, uint64_t record, const char *name,
   return rc;
 }
 
+enum sfdo_errc
+sfdo_binary_files_of (struct sfdo_profile *p, const char *name,
+                      int (*visit) (const char *file, size_t len, void *ctx),
+                      void *ctx, struct sfdo_error *err)
+{
+  uint64_t hash = sfdo_fnv1a (name, strlen (name));
+  const uint8_t *index = p->data + p->bin.index_off;
+  size_t lo = 0, hi = p->bin.nfuncs;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (read_le (index + mid * INDEX_ENTRY_SIZE, 8) < hash)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  for (; lo < p->bin.nfuncs
+         && read_le (index + lo * INDEX_ENTRY_SIZE, 8) == hash; lo++)
+    {
+      uint64_t record = read_le (index + lo * INDEX_ENTRY_SIZE + 8, 8);
+      struct cursor c = { p->data, p->bin.records_off + record,
+                          p->bin.records_off + p->bin.records_size, p, err };
+      const char *s;
+      uint64_t len;
+      if (record >= p->bin.records_size)
+        return bad (&c, p->bin.index_off, SFDO_E_MALFORMED,
+                    "index points outside the function records");
+      enum sfdo_errc rc = peek_sref (&c, &s, &len);
+      if (rc == SFDO_OK && len == strlen (name) && memcmp (s, name, len) == 0)
+        rc = peek_sref (&c, &s, &len);
+      else if (rc == SFDO_OK)
+        continue;
+      if (rc != SFDO_OK)
+        return rc;
+      if (visit (s, (size_t) len, ctx))
+        break;
+    }
+  return SFDO_OK;
+}
+
 struct sfdo_prof_func *
 sfdo_binary_find (struct sfdo_profile *p, const char *name, const char *file,
                   struct sfdo_error *err)

@@ -162,6 +162,12 @@ enum sfdo_errc sfdo_binary_load_all (struct sfdo_profile *p,
 struct sfdo_prof_func *sfdo_binary_find (struct sfdo_profile *p,
                                          const char *name, const char *file,
                                          struct sfdo_error *err);
+/* Call VISIT with each file (its string and length) under which the
+   binary profile P holds a function NAME; stops at VISIT's non-zero.  */
+enum sfdo_errc sfdo_binary_files_of (struct sfdo_profile *p, const char *name,
+                                     int (*visit) (const char *file,
+                                                   size_t len, void *ctx),
+                                     void *ctx, struct sfdo_error *err);
 enum sfdo_errc sfdo_binary_write (struct sfdo_profile *p, FILE *f,
                                   const char *name, struct sfdo_error *err);
 void sfdo_binary_release (struct sfdo_profile *p);

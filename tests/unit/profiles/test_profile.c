@@ -772,6 +772,55 @@ test_lazily_opened_binary_loads_everything (void **state)
   sfdo_profile_free (q);
 }
 
+/* Statics keyed by a file as another build named it: found by the
+   longest path tail, in memory and in a lazily opened binary profile.  */
+static void
+check_statics_by_path_tail (struct sfdo_profile *p)
+{
+  struct sfdo_error err = no_error ();
+  struct sfdo_prof_func *f;
+  f = sfdo_profile_find_static (p, "helper", "a/x.c", &err);
+  assert_non_null (f);
+  assert_int_equal (f->total, 11);
+  f = sfdo_profile_find_static (p, "helper", "/ci/build/a/x.c", &err);
+  assert_non_null (f);
+  assert_int_equal (f->total, 11);
+  f = sfdo_profile_find_static (p, "helper", "/ci/build/b//./x.c", &err);
+  assert_non_null (f);
+  assert_int_equal (f->total, 22);
+  f = sfdo_profile_find_static (p, "helper", "./src/y.c", &err);
+  assert_non_null (f);
+  assert_int_equal (f->total, 33);
+  /* a/x.c and b/x.c end alike as far as x.c: no guess.  */
+  assert_null (sfdo_profile_find_static (p, "helper", "/other/x.c", &err));
+  assert_null (sfdo_profile_find_static (p, "helper", "/q/z.c", &err));
+  assert_null (sfdo_profile_find_static (p, "nothing", "a/x.c", &err));
+  assert_int_equal (err.code, SFDO_OK);
+}
+
+static void
+test_statics_found_by_path_tail (void **state)
+{
+  (void) state;
+  struct sfdo_profile *p = sfdo_profile_new (), *q = NULL;
+  build_static (p, "a/x.c", 11, 1, 0);
+  build_static (p, "b/x.c", 22, 1, 0);
+  build_static (p, "src/y.c", 33, 1, 0);
+  struct sfdo_error err = no_error ();
+  assert_int_equal (sfdo_profile_finalize (p, &err), SFDO_OK);
+  check_statics_by_path_tail (p);
+  size_t len;
+  unsigned char *bin = binary_of (p, &len);
+  char *path = temp_file (bin, len);
+  assert_int_equal (sfdo_profile_open (path, &q, &err), SFDO_OK);
+  check_statics_by_path_tail (q);
+  unlink (path);
+  free (path);
+  free (bin);
+  sfdo_profile_free (p);
+  sfdo_profile_free (q);
+}
+
 static void
 test_read_and_save_use_files (void **state)
 {
@@ -1907,6 +1956,7 @@ main (void)
     cmocka_unit_test (test_merge_is_commutative),
     cmocka_unit_test (test_merge_is_associative),
     cmocka_unit_test (test_merge_unites_header_sets),
+    cmocka_unit_test (test_statics_found_by_path_tail),
     cmocka_unit_test (test_merge_weight_multiplies_every_count),
     cmocka_unit_test (test_merge_saturates_instead_of_wrapping),
     cmocka_unit_test (test_saturated_counts_round_trip),
