@@ -8,9 +8,11 @@
 #   For each program (SFDO_BENCH_DECIDE_PROGRAMS, default "lua sqlite"):
 #   builds -O2, -O2 with FDO's flags and no profile (O2x), instrumented PGO
 #   trained on the train input, and sfdo from a recording of the -O2 build
-#   on the same train input (sfdo-record; --record emulate uses its
-#   emulated PMU: taken-branch samples with branch stacks and registers,
-#   where the timer weighs blocks by time), climbing the ladder:
+#   on the same train input (sfdo-record on the timer, with its default
+#   stack copies for the call edges, and registers; --record emulate uses
+#   its emulated PMU: taken-branch samples with branch stacks and
+#   registers, where the timer weighs blocks by time), climbing the
+#   ladder:
 #     counts   the profile's counts only (every family off)
 #     +hotcold cold blocks and never-run functions
 #     +inline  call counts, inline replay
@@ -144,7 +146,9 @@ record_train() {   # PROG
     local p=$1 d=$WORK/prof/$1 bin
     mkdir -p "$d"
     bin=$WORK/build/$p/O2/$(prog_binary "$p")
-    local opts=(-c 50000 -g --regs)
+    # The timer: sfdo-record's default stack copies give the call edges
+    # (the -O2 build keeps no frame pointers for -g).
+    local opts=(-c 50000 --regs)
     [[ $RECORD == emulate ]] && opts=(--emulate -c 20011 -b --regs)
     (cd "$d" && "$BUILD/sfdo-record" -q -o train.data "${opts[@]}" -- \
         sh -c "$(run_cmd "$p" "$bin" train)" > /dev/null 2> record.err) ||
