@@ -272,7 +272,9 @@ record_cmd() {
         printf '%q ' "$EMULATOR" -q --emulate $([[ $RECORD == emu-lbr ]] && echo -b) \
             -c "$TRAIN_PERIOD" -o "$data" -- sh -c "$cmd"
     elif [[ $RECORDER == sfdo-record ]]; then
-        printf '%q ' "$BUILD/sfdo-record" -q -e "$PERF_EVENT" -c "$TRAIN_PERIOD" -g -o "$data" -- sh -c "$cmd"
+        # Its default stack copies give the call edges (-g would give
+        # nothing: the -O2 builds keep no frame pointers).
+        printf '%q ' "$BUILD/sfdo-record" -q -e "$PERF_EVENT" -c "$TRAIN_PERIOD" -o "$data" -- sh -c "$cmd"
     else
         printf '%q ' perf record -q --no-bpf-event -e "$PERF_EVENT" -c "$TRAIN_PERIOD" -g -o "$data" -- sh -c "$cmd"
     fi
