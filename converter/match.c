@@ -15,6 +15,8 @@ struct mapped_file {
   char *name;
   int binary;                   /* index into binaries, or -1 */
   uint64_t samples;             /* counted by sfdo_match_count_sample */
+  uint8_t build_id[20];         /* as the recording gives it */
+  uint8_t build_id_size;        /* 0: it gives none */
 };
 
 /* The last address range resolved: within [lo, hi) of process pid at
@@ -175,6 +177,26 @@ binary_of_mapping (const struct sfdo_match *m, const struct sfdo_perfdata *pd,
   return k >= 0 ? k : binary_of_name (m, mm->filename);
 }
 
+/* The build-id the recording gives for the file of MM (in the record, or
+   in the header's table under its name) into F.  */
+static void
+note_build_id (struct mapped_file *f, const struct sfdo_perfdata *pd,
+               const struct sfdo_perfdata_mmap *mm)
+{
+  const uint8_t *id = mm->has_build_id ? mm->build_id : NULL;
+  size_t size = mm->has_build_id ? mm->build_id_size : 0;
+  for (size_t i = 0; pd && !id && i < sfdo_perfdata_nbuild_ids (pd); i++)
+    {
+      const struct sfdo_perfdata_build_id *bid = sfdo_perfdata_build_id (pd, i);
+      if (bid->filename && strcmp (bid->filename, mm->filename) == 0)
+        id = bid->id, size = bid->size;
+    }
+  if (!id || size > sizeof f->build_id)
+    return;
+  memcpy (f->build_id, id, size);
+  f->build_id_size = (uint8_t) size;
+}
+
 static uint32_t
 file_id (struct sfdo_match *m, const struct sfdo_perfdata *pd,
          const struct sfdo_perfdata_mmap *mm)
@@ -183,10 +205,12 @@ file_id (struct sfdo_match *m, const struct sfdo_perfdata *pd,
     if (strcmp (m->files[i].name, mm->filename) == 0)
       return (uint32_t) i;
   sfdo_xgrow (&m->files, &m->cap_files, m->nfiles + 1, sizeof *m->files);
-  m->files[m->nfiles] = (struct mapped_file) {
+  struct mapped_file *f = &m->files[m->nfiles];
+  *f = (struct mapped_file) {
     sfdo_xstrndup (mm->filename, strlen (mm->filename)),
-    binary_of_mapping (m, pd, mm), 0
+    binary_of_mapping (m, pd, mm), 0, { 0 }, 0
   };
+  note_build_id (f, pd, mm);
   return (uint32_t) m->nfiles++;
 }
 
@@ -279,14 +303,18 @@ sfdo_match_resolve (struct sfdo_match *m, uint32_t pid, uint64_t ip,
 
 int
 sfdo_match_locate (struct sfdo_match *m, uint32_t pid, uint64_t ip,
-                   uint64_t time, const char **path, uint64_t *offset)
+                   uint64_t time, struct sfdo_match_code *code)
 {
   struct sfdo_procmap_hit hit;
   if (sfdo_procmap_lookup (m->procmap, pid, ip, time, &hit) != 0)
     return -1;
   const struct mapped_file *f = &m->files[hit.file_id];
-  *path = f->binary >= 0 ? m->binaries[f->binary].path : f->name;
-  *offset = hit.pgoff + (ip - hit.start);
+  code->path = f->binary >= 0 ? m->binaries[f->binary].path : f->name;
+  code->offset = hit.pgoff + (ip - hit.start);
+  /* A given binary's build-id was checked already (or --force waived
+     it).  */
+  code->build_id = f->binary >= 0 ? NULL : f->build_id;
+  code->build_id_size = f->binary >= 0 ? 0 : f->build_id_size;
   return 0;
 }
 

@@ -92,12 +92,22 @@ enum sfdo_match_result sfdo_match_resolve (struct sfdo_match *m, uint32_t pid,
                                            uint64_t ip, uint64_t time,
                                            struct sfdo_match_at *at);
 
-/* The file mapped at IP of process PID at TIME, and IP's offset in it:
-   the given binary's own path when the mapping is of a given binary, else
-   the path the recording names.  Returns 0, or -1 when nothing was mapped
-   there then.  For the unwinder (unwind.h).  */
+/* Where code is, for the unwinder (unwind.h).  */
+struct sfdo_match_code {
+  const char *path;             /* the given binary's own path when the
+                                   mapping is of a given binary, else the
+                                   path the recording names */
+  uint64_t offset;              /* of the address in that file */
+  const uint8_t *build_id;      /* the build-id recorded for a file that
+                                   is not a given binary (perf pads it
+                                   with zeros), or NULL */
+  size_t build_id_size;
+};
+
+/* The file mapped at IP of process PID at TIME into *CODE.  Returns 0, or
+   -1 when nothing was mapped there then.  */
 int sfdo_match_locate (struct sfdo_match *m, uint32_t pid, uint64_t ip,
-                       uint64_t time, const char **path, uint64_t *offset);
+                       uint64_t time, struct sfdo_match_code *code);
 
 /* Count one sample in mapped file FILE (for the report of where samples
    went when they missed every binary).  */

@@ -51,12 +51,16 @@ sfdo_walk_init (struct sfdo_walk *w, struct sfdo_match *match,
 /* The unwinder's view of code: the mappings of the sample being
    unwound.  */
 static int
-locate_for_unwind (void *ctx, uint64_t ip, const char **path,
-                   uint64_t *offset)
+locate_for_unwind (void *ctx, uint64_t ip, struct sfdo_unwind_code *code)
 {
   struct sfdo_walk *w = ctx;
-  return sfdo_match_locate (w->match, w->unwind_pid, ip, w->unwind_time,
-                            path, offset);
+  struct sfdo_match_code c;
+  if (sfdo_match_locate (w->match, w->unwind_pid, ip, w->unwind_time, &c)
+      != 0)
+    return -1;
+  *code = (struct sfdo_unwind_code) { c.path, c.offset, c.build_id,
+                                      c.build_id_size };
+  return 0;
 }
 
 static void
@@ -175,8 +179,10 @@ unwind_sample (struct sfdo_walk *w, const struct sfdo_perfdata_attr *a,
                uint64_t *chain)
 {
   struct sfdo_unwind_regs regs;
-  uint64_t size = s->stack_dyn_size && s->stack_dyn_size < s->stack_size
-                  ? s->stack_dyn_size : s->stack_size;
+  /* The bytes the kernel copied: dyn_size (0 when it could copy none);
+     the rest of the field is not the stack.  */
+  uint64_t size = s->stack_dyn_size < s->stack_size ? s->stack_dyn_size
+                  : s->stack_size;
   if (!a || !(s->fields & SFDO_PERFDATA_S_STACK_USER)
       || !(s->fields & SFDO_PERFDATA_S_REGS_USER) || !size || !s->stack
       || sfdo_unwind_regs_from_perf (&s->regs_user, a->sample_regs_user,

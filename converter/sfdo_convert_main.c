@@ -310,8 +310,8 @@ show_progress (uint64_t records, void *ctx)
            (unsigned long long) (records >> 20));
 }
 
-/* How many samples' stack copies gave their caller, and why the walks
-   that did not reach the outermost frame stopped.  */
+/* How many samples' stack copies gave their caller, and where the walks
+   stopped: at the outermost frame, or why not.  */
 static void
 print_unwind_stats (const struct sfdo_convert_stats *s)
 {

@@ -49,6 +49,7 @@ struct range {
 
 struct load_segment {
   uint64_t offset, filesz, vaddr;
+  int writable;                 /* PF_W */
 };
 
 /* A named code address: a PLT stub or an ELF function symbol.  */
@@ -71,6 +72,7 @@ struct sfdo_symtab {
   int pic;
   struct load_segment *segs;
   size_t nsegs;
+  uint64_t relro_lo, relro_hi;  /* PT_GNU_RELRO: read-only once relocated */
   struct line_row *rows;
   size_t nrows, cap_rows;
   struct scope *scopes;
@@ -403,7 +405,11 @@ read_elf_facts (struct sfdo_symtab *st, Dwfl_Module *mod, Elf *elf)
       GElf_Phdr ph;
       if (gelf_getphdr (elf, (int) i, &ph) && ph.p_type == PT_LOAD)
         st->segs[st->nsegs++]
-          = (struct load_segment) { ph.p_offset, ph.p_filesz, ph.p_vaddr };
+          = (struct load_segment) { ph.p_offset, ph.p_filesz, ph.p_vaddr,
+                                    (ph.p_flags & PF_W) != 0 };
+      else if (gelf_getphdr (elf, (int) i, &ph)
+               && ph.p_type == PT_GNU_RELRO)
+        st->relro_lo = ph.p_vaddr, st->relro_hi = ph.p_vaddr + ph.p_memsz;
     }
   st->raw = (const uint8_t *) elf_rawfile (elf, &st->raw_size);
   const unsigned char *bits;
@@ -804,6 +810,20 @@ sfdo_symtab_code (const struct sfdo_symtab *st, uint64_t vaddr,
         }
     }
   return -1;
+}
+
+int
+sfdo_symtab_read_only (const struct sfdo_symtab *st, uint64_t vaddr)
+{
+  if (vaddr >= st->relro_lo && vaddr < st->relro_hi)
+    return 1;
+  for (size_t i = 0; i < st->nsegs; i++)
+    {
+      const struct load_segment *s = &st->segs[i];
+      if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz)
+        return !s->writable;
+    }
+  return 0;
 }
 
 /* Index of the last element of the ARRAY of N (of SIZE bytes, first field

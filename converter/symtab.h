@@ -75,6 +75,10 @@ int sfdo_symtab_segment (const struct sfdo_symtab *st, uint64_t offset,
 int sfdo_symtab_code (const struct sfdo_symtab *st, uint64_t vaddr,
                       const uint8_t **bytes, size_t *len);
 
+/* Whether VADDR is data the program cannot change: in a read-only
+   loadable segment, or in PT_GNU_RELRO (vtables of position-independent
+   code, read-only once relocated).  */
+int sfdo_symtab_read_only (const struct sfdo_symtab *st, uint64_t vaddr);
 /* The name of the function a call to VADDR reaches: the imported symbol
    of a PLT stub ("memcpy"), or the ELF symbol starting at VADDR; NULL if
    neither.  */

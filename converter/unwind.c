@@ -4,10 +4,12 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../common/xalloc.h"
@@ -20,10 +22,13 @@ static const int perf_reg_of_dwarf[SFDO_UNWIND_NREGS] = {
   8 /* IP */
 };
 #define DWARF_RBP 6
+#define PERF_SAMPLE_REGS_ABI_64 2
 
 /* One mapped file, opened once.  */
 struct cfi_file {
   char *path;
+  int usable;                   /* an x86-64 ELF file with loads */
+  int other;                    /* its build-id is not the recorded one */
   int fd;
   Elf *elf;
   Dwarf_CFI *eh;                /* .eh_frame, or NULL */
@@ -47,7 +52,8 @@ sfdo_unwind_stop_name (enum sfdo_unwind_stop why)
 {
   static const char *const names[SFDO_UNWIND_NSTOPS] = {
     "outermost frame", "frame limit", "PC in no mapping",
-    "file not readable", "no CFI and no frame pointer",
+    "file not readable", "file not the one recorded",
+    "no CFI and no frame pointer",
     "stack copy too small", "CFI rule not evaluated",
     "stack pointer did not move"
   };
@@ -92,40 +98,77 @@ sfdo_unwinder_free (struct sfdo_unwinder *u)
 
 /* --- files ----------------------------------------------------------------- */
 
-static void
-open_file (struct cfi_file *f, const char *path)
+/* Whether F's build-id is not the SIZE bytes at ID (perf pads a 20-byte
+   field with zeros after a shorter id).  */
+static int
+differs (const struct cfi_file *f, const uint8_t *id, size_t size)
 {
-  *f = (struct cfi_file) { sfdo_xstrndup (path, strlen (path)), -1, NULL,
-                           NULL, NULL, NULL, 0, NULL, 0 };
-  f->fd = open (path, O_RDONLY | O_CLOEXEC);
-  f->elf = f->fd >= 0 ? elf_begin (f->fd, ELF_C_READ_MMAP, NULL) : NULL;
+  const void *bits;
+  ssize_t n = dwelf_elf_gnu_build_id (f->elf, &bits);
+  if (!id || !size || n <= 0)
+    return 0;
+  if ((size_t) n > size || memcmp (bits, id, (size_t) n) != 0)
+    return 1;
+  for (size_t i = (size_t) n; i < size; i++)
+    if (id[i])
+      return 1;
+  return 0;
+}
+
+/* Open the regular file at CODE's path (not a FIFO or a device a
+   recording might name) and read its program headers and CFI.  The fd is
+   closed at once: libelf keeps the file mapped.  */
+static void
+open_file (struct cfi_file *f, const struct sfdo_unwind_code *code)
+{
+  struct stat st;
+  GElf_Ehdr eh;
   size_t n;
-  if (!f->elf || elf_getphdrnum (f->elf, &n) != 0)
+  *f = (struct cfi_file) { sfdo_xstrndup (code->path, strlen (code->path)),
+                           0, 0, -1, NULL, NULL, NULL, NULL, 0, NULL, 0 };
+  if (stat (code->path, &st) != 0 || !S_ISREG (st.st_mode))
+    return;
+  f->fd = open (code->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  f->elf = f->fd >= 0 ? elf_begin (f->fd, ELF_C_READ_MMAP, NULL) : NULL;
+  if (f->elf && elf_cntl (f->elf, ELF_C_FDDONE) == 0)
+    close (f->fd), f->fd = -1;
+  if (!f->elf || !gelf_getehdr (f->elf, &eh) || eh.e_machine != EM_X86_64
+      || elf_getphdrnum (f->elf, &n) != 0)
     return;
   f->loads = sfdo_xmalloc ((n + 1) * sizeof *f->loads);
   for (size_t i = 0; i < n; i++)
     if (gelf_getphdr (f->elf, (int) i, &f->loads[f->nloads])
         && f->loads[f->nloads].p_type == PT_LOAD)
       f->nloads++;
-  f->eh = dwarf_getcfi_elf (f->elf);
+  f->usable = f->nloads != 0;
+  f->other = differs (f, code->build_id, code->build_id_size);
+  f->eh = f->usable && !f->other ? dwarf_getcfi_elf (f->elf) : NULL;
 }
 
-/* The file at PATH, opened on first use; NULL if it cannot be read.  */
+/* The file of CODE, opened on first use; NULL with *WHY if it cannot be
+   used.  */
 static struct cfi_file *
-file_of (struct sfdo_unwinder *u, const char *path)
+file_of (struct sfdo_unwinder *u, const struct sfdo_unwind_code *code,
+         enum sfdo_unwind_stop *why)
 {
-  if (u->last < u->nfiles && strcmp (u->files[u->last].path, path) == 0)
-    return u->files[u->last].nloads ? &u->files[u->last] : NULL;
-  size_t i = 0;
-  while (i < u->nfiles && strcmp (u->files[i].path, path) != 0)
-    i++;
-  if (i == u->nfiles)
+  size_t i = u->last;
+  if (i >= u->nfiles || strcmp (u->files[i].path, code->path) != 0)
     {
-      sfdo_xgrow (&u->files, &u->cap, u->nfiles + 1, sizeof *u->files);
-      open_file (&u->files[u->nfiles++], path);
+      i = 0;
+      while (i < u->nfiles && strcmp (u->files[i].path, code->path) != 0)
+        i++;
+      if (i == u->nfiles)
+        {
+          sfdo_xgrow (&u->files, &u->cap, u->nfiles + 1, sizeof *u->files);
+          open_file (&u->files[u->nfiles++], code);
+        }
+      u->last = i;
     }
-  u->last = i;
-  return u->files[i].nloads ? &u->files[i] : NULL;
+  struct cfi_file *f = &u->files[i];
+  if (f->usable && !f->other)
+    return f;
+  *why = f->usable ? SFDO_UNWIND_OTHER_FILE : SFDO_UNWIND_NO_FILE;
+  return NULL;
 }
 
 /* The virtual address of file offset OFF in F; 0 when no PT_LOAD loads
@@ -323,6 +366,19 @@ restore_register (Dwarf_Frame *frame, int n, const struct sfdo_unwind_regs *r,
         next->r[n] = r->r[n], next->known |= 1u << n;   /* same value */
       return 0;                 /* else undefined */
     }
+  if (nops == 1 && (ops[0].atom == DW_OP_regx
+                    || (ops[0].atom >= DW_OP_reg0
+                        && ops[0].atom <= DW_OP_reg31)))
+    {
+      /* register(R): the caller's N is in this frame's R.  */
+      uint64_t from = ops[0].atom == DW_OP_regx ? ops[0].number
+                      : (uint64_t) (ops[0].atom - DW_OP_reg0);
+      if (reg_known (r, from))
+        next->r[n] = r->r[from], next->known |= 1u << n;
+      else if (n == SFDO_UNWIND_PC)
+        return *why = SFDO_UNWIND_BAD_RULE, -1;
+      return 0;
+    }
   enum eval_result e = eval (ops, nops, r, s, 1, cfa, &v, &is_value);
   if (e == EVAL_OK && !is_value && !read_word (s, v, &v))
     e = EVAL_STACK_SHORT;
@@ -373,15 +429,18 @@ step_cfi (Dwarf_Frame *frame, struct sfdo_unwind_regs *r,
 }
 
 /* One frame by the frame pointer, where no CFI covers the PC: only when
-   RBP points into the stack copy above the stack pointer.  */
+   RBP points into the stack copy above the stack pointer and the return
+   address there is in mapped code.  */
 static int
-step_frame_pointer (struct sfdo_unwind_regs *r,
+step_frame_pointer (struct sfdo_unwinder *u, struct sfdo_unwind_regs *r,
                     const struct sfdo_unwind_stack *s,
                     enum sfdo_unwind_stop *why)
 {
   uint64_t bp = r->r[DWARF_RBP], saved_bp, ret;
+  struct sfdo_unwind_code code;
   if (!reg_known (r, DWARF_RBP) || bp < r->r[SFDO_UNWIND_SP]
-      || !read_word (s, bp, &saved_bp) || !read_word (s, bp + 8, &ret))
+      || !read_word (s, bp, &saved_bp) || !read_word (s, bp + 8, &ret)
+      || (ret && u->locate (u->ctx, ret - 1, &code) != 0))
     return *why = SFDO_UNWIND_NO_CFI, -1;
   r->r[DWARF_RBP] = saved_bp;
   r->r[SFDO_UNWIND_SP] = bp + 16;
@@ -398,18 +457,19 @@ step (struct sfdo_unwinder *u, struct sfdo_unwind_regs *r,
       const struct sfdo_unwind_stack *s, int *exact_pc,
       enum sfdo_unwind_stop *why)
 {
-  uint64_t pc = r->r[SFDO_UNWIND_PC] - (*exact_pc ? 0 : 1), off, vaddr;
-  const char *path;
-  if (u->locate (u->ctx, pc, &path, &off) != 0)
+  uint64_t pc = r->r[SFDO_UNWIND_PC] - (*exact_pc ? 0 : 1), vaddr;
+  struct sfdo_unwind_code code;
+  if (u->locate (u->ctx, pc, &code) != 0)
     return *why = SFDO_UNWIND_NOT_MAPPED, -1;
-  struct cfi_file *f = file_of (u, path);
+  struct cfi_file *f = file_of (u, &code, why);
   if (!f)
-    return *why = SFDO_UNWIND_NO_FILE, -1;
-  Dwarf_Frame *frame = vaddr_of (f, off, &vaddr) ? frame_at (f, vaddr) : NULL;
+    return -1;
+  Dwarf_Frame *frame = vaddr_of (f, code.offset, &vaddr)
+                       ? frame_at (f, vaddr) : NULL;
   if (!frame)
     {
       *exact_pc = 0;
-      return step_frame_pointer (r, s, why);
+      return step_frame_pointer (u, r, s, why);
     }
   bool signal_frame = false;
   dwarf_frame_info (frame, NULL, NULL, &signal_frame);
@@ -443,7 +503,7 @@ sfdo_unwind_regs_from_perf (const struct sfdo_perfdata_regs *regs,
                             uint64_t mask, struct sfdo_unwind_regs *out)
 {
   *out = (struct sfdo_unwind_regs) { { 0 }, 0 };
-  if (!regs->abi || !regs->regs)
+  if (regs->abi != PERF_SAMPLE_REGS_ABI_64 || !regs->regs)
     return -1;
   for (int n = 0; n < SFDO_UNWIND_NREGS; n++)
     {

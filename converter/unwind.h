@@ -9,9 +9,13 @@
  * saved registers are evaluated from the rules CFI gives for that PC,
  * reading the stack copy.  Where a file has no CFI for a PC, the frame
  * pointer is followed, but only when it points into the stack copy above
- * the stack pointer; otherwise the walk stops and says why.  A frame is
- * never guessed: every stop has a reason (see enum sfdo_unwind_stop), and
- * the converter reports how many samples stopped for each.
+ * the stack pointer and the return address it gives is in mapped code
+ * (in code built without frame pointers RBP is an ordinary register, so
+ * this is the one place a frame could be wrong); otherwise the walk stops
+ * and says why.  Every stop has a reason (see enum sfdo_unwind_stop), and
+ * the converter reports how many samples stopped for each.  A file whose
+ * build-id differs from the one the recording gives (a library updated
+ * since) is not used.
  *
  * x86-64 only (the registers are perf's x86 ones).  Depends on libdw and
  * libelf, and perfdata.h for the sampled registers.  */
@@ -42,18 +46,29 @@ struct sfdo_unwind_stack {
   size_t size;
 };
 
-/* Where code is: the file mapped at IP and IP's offset in that file; 0, or
-   -1 when nothing is mapped there.  The unwinder opens PATH itself and
-   caches it by PATH, which must stay valid while the unwinder lives.  */
+/* Where code is.  */
+struct sfdo_unwind_code {
+  const char *path;             /* the file mapped at the address; the
+                                   unwinder opens it and caches it by path */
+  uint64_t offset;              /* of the address in the file */
+  const uint8_t *build_id;      /* what the recording says the file's
+                                   build-id was (zero-padded), or NULL */
+  size_t build_id_size;
+};
+
+/* The code at IP into *CODE; 0, or -1 when nothing is mapped there.  */
 typedef int (*sfdo_unwind_locate_fn) (void *ctx, uint64_t ip,
-                                      const char **path, uint64_t *offset);
+                                      struct sfdo_unwind_code *code);
 
 /* Why a walk stopped.  */
 enum sfdo_unwind_stop {
   SFDO_UNWIND_OUTERMOST,        /* CFI says there is no caller: complete */
   SFDO_UNWIND_LIMIT,            /* as many frames as asked for */
   SFDO_UNWIND_NOT_MAPPED,       /* a PC in no mapped file */
-  SFDO_UNWIND_NO_FILE,          /* its file cannot be opened or read */
+  SFDO_UNWIND_NO_FILE,          /* its file cannot be opened or read, or
+                                   is not an x86-64 ELF file */
+  SFDO_UNWIND_OTHER_FILE,       /* its file's build-id is not the one
+                                   recorded */
   SFDO_UNWIND_NO_CFI,           /* no CFI for a PC and no usable frame
                                    pointer */
   SFDO_UNWIND_STACK_SHORT,      /* a saved register beyond the stack copy */
@@ -82,7 +97,8 @@ size_t sfdo_unwind (struct sfdo_unwinder *u, const struct sfdo_unwind_regs *regs
 
 /* The registers of a sample, REGS sampled with perf's x86 MASK, into *OUT
    in DWARF numbering.  Returns 0, or -1 when the PC or the stack pointer is
-   missing (the sample cannot be unwound).  */
+   missing, or they are not a 64-bit process's (the sample cannot be
+   unwound).  */
 int sfdo_unwind_regs_from_perf (const struct sfdo_perfdata_regs *regs,
                                 uint64_t mask, struct sfdo_unwind_regs *out);
 

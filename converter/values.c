@@ -34,8 +34,8 @@ is_mem_operation (const struct sfdo_symtab *st, uint64_t target)
 
 /* Whether instruction INFO at AT is a site (a division by a register, a
    memory operation's call, or its tail call: a function that only passes
-   its arguments on compiles to a jump; an indirect call or jump through a
-   register) whose operand WRITTEN leaves intact.  */
+   its arguments on compiles to a jump) whose operand WRITTEN leaves
+   intact.  */
 static int
 site_at (const struct sfdo_symtab *st, const struct sfdo_insn_info *info,
          uint64_t at, uint32_t written, struct sfdo_value_site *site)
@@ -61,7 +61,7 @@ site_at (const struct sfdo_symtab *st, const struct sfdo_insn_info *info,
   return 0;
 }
 
-/* An indirect call or jump INFO at AT through a register (or through a
+/* An indirect call INFO at AT through a register (or through a
    pointer at an offset from one: a vtable slot), reached from the sample
    over the N instructions WINDOW: the register that held its target (or
    the vtable) at the sample, following 64-bit moves back (GCC often copies
@@ -72,7 +72,7 @@ icall_site_at (const struct sfdo_insn_info *info, uint64_t at,
                const struct sfdo_insn_info *window, int n,
                struct sfdo_value_site *site)
 {
-  if ((info->kind != SFDO_INSN_CALL && info->kind != SFDO_INSN_JUMP)
+  if (info->kind != SFDO_INSN_CALL
       || (info->target_reg < 0 && info->target_base < 0))
     return 0;
   int through_memory = info->target_reg < 0;
@@ -223,8 +223,10 @@ quotient_class (const struct sfdo_value_site *site,
    or for a call through a vtable, the pointer in the slot at
    VALUE + disp, read from the binary's own bytes (the linker writes a
    relative relocation's addend there too), the binary loaded BIAS above
-   its addresses.  Only a function's entry counts: an indirect jump into
-   the middle of one is a switch.  */
+   its addresses.  Only a slot the program cannot change is read (a
+   vtable is in read-only data or RELRO; a table of function pointers in
+   .data may hold others by the time of the call), and only a function's
+   entry is a target.  */
 static int
 icall_target (const struct sfdo_symtab *st, const struct sfdo_value_site *site,
               uint64_t value, uint64_t bias,
@@ -238,11 +240,14 @@ icall_target (const struct sfdo_symtab *st, const struct sfdo_value_site *site,
       if (!code || !code->resolve (code->ctx, value, target))
         return 0;
     }
-  else if (sfdo_symtab_code (st, value + (uint64_t) (int64_t) site->disp
-                                 - bias, &bytes, &len) != 0 || len < 8)
-    return 0;
   else
-    memcpy (target, bytes, 8);
+    {
+      uint64_t slot = value + (uint64_t) (int64_t) site->disp - bias;
+      if (!sfdo_symtab_read_only (st, slot)
+          || sfdo_symtab_code (st, slot, &bytes, &len) != 0 || len < 8)
+        return 0;
+      memcpy (target, bytes, 8);
+    }
   return sfdo_symtab_function_range (st, *target, &lo, &hi) == 0
          && lo == *target;
 }

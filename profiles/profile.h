@@ -267,7 +267,9 @@ struct sfdo_prof_func *sfdo_profile_find (struct sfdo_profile *p,
    why when a function could not be decoded).  A build in another
    directory, or one that names its sources by absolute paths where the
    profiled build named them relative to its own, finds its statics so.
-   FILE is as the compiler was given it.  */
+   FILE is as the compiler was given it.  Beyond the exact lookup it costs
+   O(nfuncs) in a profile read whole, and the name's index entries in a
+   lazily opened binary one.  */
 struct sfdo_prof_func *sfdo_profile_find_static (struct sfdo_profile *p,
                                                  const char *name,
                                                  const char *file,

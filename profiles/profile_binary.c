@@ -713,12 +713,11 @@ record_is (struct sfdo_profile *p, uint64_t record, const char *name,
   return rc;
 }
 
-enum sfdo_errc
-sfdo_binary_files_of (struct sfdo_profile *p, const char *name,
-                      int (*visit) (const char *file, size_t len, void *ctx),
-                      void *ctx, struct sfdo_error *err)
+/* The first index entry whose name hash is HASH (or the place it would
+   be): the index is sorted by hash.  */
+static size_t
+first_of_hash (const struct sfdo_profile *p, uint64_t hash)
 {
-  uint64_t hash = sfdo_fnv1a (name, strlen (name));
   const uint8_t *index = p->data + p->bin.index_off;
   size_t lo = 0, hi = p->bin.nfuncs;
   while (lo < hi)
@@ -729,6 +728,17 @@ sfdo_binary_files_of (struct sfdo_profile *p, const char *name,
       else
         hi = mid;
     }
+  return lo;
+}
+
+enum sfdo_errc
+sfdo_binary_files_of (struct sfdo_profile *p, const char *name,
+                      int (*visit) (const char *file, size_t len, void *ctx),
+                      void *ctx, struct sfdo_error *err)
+{
+  uint64_t hash = sfdo_fnv1a (name, strlen (name));
+  const uint8_t *index = p->data + p->bin.index_off;
+  size_t lo = first_of_hash (p, hash);
   for (; lo < p->bin.nfuncs
          && read_le (index + lo * INDEX_ENTRY_SIZE, 8) == hash; lo++)
     {
@@ -759,15 +769,7 @@ sfdo_binary_find (struct sfdo_profile *p, const char *name, const char *file,
 {
   uint64_t hash = sfdo_fnv1a (name, strlen (name));
   const uint8_t *index = p->data + p->bin.index_off;
-  size_t lo = 0, hi = p->bin.nfuncs;
-  while (lo < hi)
-    {
-      size_t mid = lo + (hi - lo) / 2;
-      if (read_le (index + mid * INDEX_ENTRY_SIZE, 8) < hash)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+  size_t lo = first_of_hash (p, hash);
   for (; lo < p->bin.nfuncs
          && read_le (index + lo * INDEX_ENTRY_SIZE, 8) == hash; lo++)
     {

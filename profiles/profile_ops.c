@@ -371,9 +371,12 @@ copy_func (struct sfdo_profile *pd, const struct sfdo_profile *ps,
           uint64_t value = v->entries[k].value;
           if (sfdo_value_kind_is_name (v->kind))
             value = REMAP ((uint32_t) value);
+          /* Supporting samples are samples whatever the weight.  */
+          uint64_t n = v->kind == SFDO_VALUE_CALL_SAMPLES
+                       ? v->entries[k].count
+                       : sfdo_sat_mul (v->entries[k].count, w);
           sfdo_prof_func_add_value (f, v->offset, v->discriminator, v->kind,
-                                    value,
-                                    sfdo_sat_mul (v->entries[k].count, w));
+                                    value, n);
         }
     }
   for (size_t i = 0; i < src->ncallsites; i++)

@@ -53,11 +53,11 @@ find_own_text (void)
 }
 
 static int
-locate_in_self (void *ctx, uint64_t ip, const char **path, uint64_t *offset)
+locate_in_self (void *ctx, uint64_t ip, struct sfdo_unwind_code *code)
 {
   (void) ctx;
-  *path = self_path;
-  *offset = text_offset + ip % text_size;
+  *code = (struct sfdo_unwind_code) { self_path, text_offset + ip % text_size,
+                                      NULL, 0 };
   return 0;
 }
 

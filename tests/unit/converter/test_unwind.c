@@ -20,7 +20,7 @@
 static char map_path[4096];
 
 static int
-locate_self (void *ctx, uint64_t ip, const char **path, uint64_t *offset)
+locate_self (void *ctx, uint64_t ip, struct sfdo_unwind_code *code)
 {
   (void) ctx;
   FILE *f = fopen ("/proc/self/maps", "r");
@@ -35,8 +35,7 @@ locate_self (void *ctx, uint64_t ip, const char **path, uint64_t *offset)
         continue;
       line[strcspn (line, "\n")] = 0;
       snprintf (map_path, sizeof map_path, "%s", line + pos);
-      *path = map_path;
-      *offset = ip - lo + off;
+      *code = (struct sfdo_unwind_code) { map_path, ip - lo + off, NULL, 0 };
       found = 0;
     }
   if (f)
@@ -45,10 +44,21 @@ locate_self (void *ctx, uint64_t ip, const char **path, uint64_t *offset)
 }
 
 static int
-locate_nowhere (void *ctx, uint64_t ip, const char **path, uint64_t *offset)
+locate_nowhere (void *ctx, uint64_t ip, struct sfdo_unwind_code *code)
 {
-  (void) ctx, (void) ip, (void) path, (void) offset;
+  (void) ctx, (void) ip, (void) code;
   return -1;
+}
+
+/* As locate_self, but the recording says the file had another build-id.  */
+static int
+locate_self_rebuilt (void *ctx, uint64_t ip, struct sfdo_unwind_code *code)
+{
+  static const uint8_t other[20] = { 0xde, 0xad };
+  int rc = locate_self (ctx, ip, code);
+  code->build_id = other;
+  code->build_id_size = sizeof other;
+  return rc;
 }
 
 /* --- a snapshot of three nested calls -------------------------------------- */
@@ -150,6 +160,21 @@ test_short_copy_stops_with_reason (void **state)
 }
 
 static void
+test_rebuilt_file_is_not_used (void **state)
+{
+  (void) state;
+  level1 ();
+  struct sfdo_unwinder *u = sfdo_unwinder_new (locate_self_rebuilt, NULL);
+  struct sfdo_unwind_regs r = snap_regs ();
+  struct sfdo_unwind_stack s = { snap.sp, snap.stack, STACK_BYTES };
+  uint64_t chain[16];
+  enum sfdo_unwind_stop why;
+  assert_int_equal (sfdo_unwind (u, &r, &s, chain, 16, &why), 1);
+  assert_int_equal (why, SFDO_UNWIND_OTHER_FILE);
+  sfdo_unwinder_free (u);
+}
+
+static void
 test_unmapped_pc (void **state)
 {
   (void) state;
@@ -172,11 +197,10 @@ test_unmapped_pc (void **state)
 static uint64_t
 pc_without_cfi (void)
 {
-  const char *path;
-  uint64_t off;
+  struct sfdo_unwind_code code;
   uint64_t pc = (uintptr_t) level1;
-  assert_int_equal (locate_self (NULL, pc, &path, &off), 0);
-  return pc - off + 64;         /* offset 64: past the ELF header */
+  assert_int_equal (locate_self (NULL, pc, &code), 0);
+  return pc - code.offset + 64;  /* offset 64: past the ELF header */
 }
 
 static void
@@ -186,11 +210,12 @@ test_frame_pointer_fallback (void **state)
   struct sfdo_unwinder *u = sfdo_unwinder_new (locate_self, NULL);
   uint64_t stack[8] = { 0 };
   uint64_t base = 0x7ff000;
-  /* rbp -> [saved rbp][return address]: two frames by the frame pointer,
-     then a return address nothing maps.  */
+  /* rbp -> [saved rbp][return address]: one frame by the frame pointer;
+     the next return address is in no mapping, so the frame pointer there
+     is not believed.  */
   uint64_t pc = pc_without_cfi ();
   stack[2] = base + 32, stack[3] = pc;      /* frame 1 */
-  stack[4] = 0, stack[5] = 0x10;            /* frame 2 */
+  stack[4] = 0, stack[5] = 0x10;            /* frame 2: not code */
   struct sfdo_unwind_regs r = { { 0 }, 0 };
   r.r[SFDO_UNWIND_PC] = pc, r.r[SFDO_UNWIND_SP] = base, r.r[6] = base + 16;
   r.known = 1u << SFDO_UNWIND_PC | 1u << SFDO_UNWIND_SP | 1u << 6;
@@ -198,10 +223,9 @@ test_frame_pointer_fallback (void **state)
   uint64_t chain[8];
   enum sfdo_unwind_stop why;
   size_t n = sfdo_unwind (u, &r, &s, chain, 8, &why);
-  assert_int_equal (n, 3);
+  assert_int_equal (n, 2);
   assert_int_equal (chain[1], pc);
-  assert_int_equal (chain[2], 0x10);
-  assert_int_equal (why, SFDO_UNWIND_NOT_MAPPED);
+  assert_int_equal (why, SFDO_UNWIND_NO_CFI);
   /* A frame pointer below the stack pointer is not one: no guess.  */
   r.r[6] = base - 64;
   n = sfdo_unwind (u, &r, &s, chain, 8, &why);
@@ -229,6 +253,10 @@ test_regs_from_perf (void **state)
   assert_int_equal (r.r[1], 103);               /* RDX: perf's DX */
   assert_int_equal (r.r[8], 109);               /* R8 follows IP */
   assert_int_equal (r.r[15], 116);
+  /* Nor a 32-bit process's registers (ABI 1).  */
+  pr.abi = 1;
+  assert_int_equal (sfdo_unwind_regs_from_perf (&pr, mask, &r), -1);
+  pr.abi = 2;
   /* Without the stack pointer a sample cannot be unwound.  */
   assert_int_equal (sfdo_unwind_regs_from_perf (&pr, 0x1ull << 8, &r), -1);
   pr.abi = 0;
@@ -242,6 +270,7 @@ main (void)
     cmocka_unit_test (test_walks_own_stack),
     cmocka_unit_test (test_short_copy_stops_with_reason),
     cmocka_unit_test (test_unmapped_pc),
+    cmocka_unit_test (test_rebuilt_file_is_not_used),
     cmocka_unit_test (test_frame_pointer_fallback),
     cmocka_unit_test (test_regs_from_perf),
   };
