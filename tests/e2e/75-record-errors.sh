@@ -15,7 +15,9 @@
 #                               different values, -e "" and -e a,,b,
 #                               -F 1e8 and -F over the kernel's limit,
 #                               -p 1,abc (naming abc), -p 1, (an empty
-#                               id), --no-jitter with -F
+#                               id), --no-jitter with -F, --call-graph
+#                               of an unknown mode or a size not a
+#                               multiple of 8 up to 65528, with -g
 #   --help, --list-events       exit 0; the list names cpu-clock's event
 # and no failure leaves an output or temporary file.
 set -euo pipefail
@@ -74,6 +76,12 @@ fi
 expect 1 "-p: 'abc' is not a process id \(in '1,abc'\)" "$R" -o out.data -p 1,abc
 expect 1 "-p: an empty process id in '1,'" "$R" -o out.data -p 1,
 expect 1 "--no-jitter is for a fixed period" "$R" -o out.data -F 100 --no-jitter -- true
+expect 1 "--call-graph takes fp, dwarf\[,SIZE\] or none, not 'lbr'" "$R" -o out.data --call-graph lbr -- true
+for size in 0 12 65536 1k; do
+    expect 1 "SIZE is the bytes of stack per sample, a multiple of 8 up to 65528, not '$size'" \
+        "$R" -o out.data --call-graph "dwarf,$size" -- true
+done
+expect 1 "--call-graph \(or -g\) given twice \('none', then 'fp'\)" "$R" -o out.data --call-graph none -g -- true
 expect 0 "" "$R" --help
 grep -q -- '--list-events' "$T/out" || fail "--help does not mention --list-events"
 expect 0 "" "$R" --list-events

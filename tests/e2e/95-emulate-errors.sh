@@ -2,7 +2,7 @@
 # 95-emulate-errors.sh - sfdo-record --emulate refuses what it cannot do,
 # saying why, and fails cleanly.
 #
-#   (a) usage errors (exit 1, a message naming the option): -p, -a, -g,
+#   (a) usage errors (exit 1, a message naming the option): -p, -a, -g, --call-graph dwarf,
 #       -F, --duration, an event other than instructions, no command,
 #       --stat with -b, --stat without --emulate, --regs with a period
 #       shorter than the emulator's straight runs;
@@ -35,6 +35,7 @@ expect() {
 expect 1 '-p does not apply to --emulate' --emulate -p 1
 expect 1 '-a does not apply to --emulate' --emulate -a -- true
 expect 1 '-g is not emulated' --emulate -g -- true
+expect 1 '--call-graph dwarf is not emulated' --emulate --call-graph dwarf -- true
 expect 1 '-F does not apply to --emulate' --emulate -F 1000 -- true
 expect 1 '--duration does not apply' --emulate --duration 1 -- true
 expect 1 'emulates retired instructions .* and taken branches' --emulate -e cycles -- true
