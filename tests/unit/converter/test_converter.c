@@ -677,6 +677,28 @@ test_symtab_function_range_and_facts (void **state)
       assert_int_equal (v, ph.p_vaddr + ph.p_filesz - 1);
     }
   assert_true (nload >= 2);
+  /* Read-only data: read-only segments and RELRO (vtables), not .data.  */
+  uint64_t relro_lo = 0, relro_hi = 0;
+  for (size_t i = 0; i < nph; i++)
+    {
+      GElf_Phdr ph;
+      assert_non_null (gelf_getphdr (elf, (int) i, &ph));
+      if (ph.p_type == PT_GNU_RELRO)
+        relro_lo = ph.p_vaddr, relro_hi = ph.p_vaddr + ph.p_memsz;
+    }
+  assert_true (relro_hi > relro_lo);   /* gcc links with -z relro */
+  assert_int_equal (sfdo_symtab_read_only (st, relro_lo), 1);
+  for (size_t i = 0; i < nph; i++)
+    {
+      GElf_Phdr ph;
+      assert_non_null (gelf_getphdr (elf, (int) i, &ph));
+      uint64_t last = ph.p_vaddr + ph.p_filesz - 1;
+      if (ph.p_type == PT_LOAD && ph.p_filesz
+          && (last < relro_lo || last >= relro_hi))
+        assert_int_equal (sfdo_symtab_read_only (st, last),
+                          !(ph.p_flags & PF_W));
+    }
+  assert_int_equal (sfdo_symtab_read_only (st, UINT64_MAX - 8), 0);
   uint64_t v;
   assert_int_equal (sfdo_symtab_offset_to_vaddr (st, (uint64_t) sb.st_size
                                                  + 0x100000, &v), -1);
