@@ -50,7 +50,7 @@ Written by \`bench/afdo-applied-bench.sh\` on $(date -u '+%Y-%m-%d %H:%M UTC'), 
 
 - $(gcc --version | head -n 1); recorded with \`sfdo-record -e $PERF_EVENT -c $PERIOD\`; the test programs and arguments of \`bench/overlap-bench.sh\`, each built \`-O2 -g\`, recorded, converted, exported with \`sfdo-profile export --afdo\` (version 2), built again with \`-fauto-profile=\` the export and \`-fdump-ipa-afdo-lineno\`.
 - A record counts as applied when a statement of its function in the afdo pass's dump (after the pass's own early inlining) sits on its line (\`scripts/afdo-applied.py\`): GCC annotates a block with the largest count of its statements' records (auto-profile.cc, \`afdo_set_bb_count\`). GCC 12's dumps print no discriminators, so records are matched by line, and a record whose line has a statement but whose discriminator GCC would not find counts as applied: an upper bound. "counts" is the applied records' share of all the records' counts.
-- The C++ test program (\`tests/e2e/data/inventory.cc\`) is not here: built by g++ 12, sfdo-convert stops on it ("cannot write the function name '__introsort_loop<...': it contains a space": GCC's DWARF gives some inlined template instances no linkage name, and the converter falls back to the DWARF name).
+- The C++ test program (\`tests/e2e/data/inventory.cc\`) is not here: this script builds the C programs (\`gcc -std=gnu11\`). (sfdo-convert reads it: GCC's DWARF gives its template instances on anonymous-namespace types no linkage name, and their DWARF names, with spaces, are written without them; e2e 82.)
 
 | program | records applied | share | share of counts |
 |---|---:|---:|---:|

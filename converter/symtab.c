@@ -72,6 +72,8 @@ struct sfdo_symtab {
   int pic;
   struct load_segment *segs;
   size_t nsegs;
+  char **owned_names;           /* names made here (see die_name) */
+  size_t nowned_names, cap_owned_names;
   uint64_t relro_lo, relro_hi;  /* PT_GNU_RELRO: read-only once relocated */
   struct line_row *rows;
   size_t nrows, cap_rows;
@@ -101,15 +103,37 @@ struct sfdo_symtab {
 
 /* --- Reading DWARF ------------------------------------------------------ */
 
+/* NAME without its spaces, kept by ST.  */
 static const char *
-die_name (Dwarf_Die *die)
+without_spaces (struct sfdo_symtab *st, const char *name)
+{
+  size_t n = strlen (name), k = 0;
+  char *s = sfdo_xmalloc (n + 1);
+  for (size_t i = 0; i < n; i++)
+    if (name[i] != ' ')
+      s[k++] = name[i];
+  s[k] = 0;
+  sfdo_xgrow (&st->owned_names, &st->cap_owned_names, st->nowned_names + 1,
+              sizeof *st->owned_names);
+  st->owned_names[st->nowned_names++] = s;
+  return s;
+}
+
+/* A function's linkage name, else its DWARF name.  GCC gives some inlined
+   template instances no linkage name, and their DWARF names have spaces
+   ("f<int, long int>"), which no profile name may have: those lose their
+   spaces (the plugin compares its DWARF name likewise).  */
+static const char *
+die_name (struct sfdo_symtab *st, Dwarf_Die *die)
 {
   Dwarf_Attribute attr;
   const char *s = NULL;
   if (dwarf_attr_integrate (die, DW_AT_linkage_name, &attr)
-      || dwarf_attr_integrate (die, DW_AT_MIPS_linkage_name, &attr)
-      || dwarf_attr_integrate (die, DW_AT_name, &attr))
+      || dwarf_attr_integrate (die, DW_AT_MIPS_linkage_name, &attr))
     s = dwarf_formstring (&attr);
+  else if (dwarf_attr_integrate (die, DW_AT_name, &attr)
+           && (s = dwarf_formstring (&attr)) && strchr (s, ' '))
+    s = without_spaces (st, s);
   return s ? s : "";
 }
 
@@ -141,7 +165,7 @@ add_scope (struct sfdo_symtab *st, Dwarf_Die *die, const char *cu_name,
   sfdo_xgrow (&st->scopes, &st->cap_scopes, st->nscopes + 1,
               sizeof *st->scopes);
   struct scope *s = &st->scopes[st->nscopes];
-  s->name = die_name (die);
+  s->name = die_name (st, die);
   s->file = die_is_external (die) ? NULL : cu_name;
   s->decl_line = dwarf_decl_line (die, &decl) == 0 && decl > 0
                  ? (uint32_t) decl : 0;
@@ -196,7 +220,7 @@ add_call_site (struct sfdo_symtab *st, Dwarf_Die *die)
             || dwarf_attr (die, DW_AT_abstract_origin, &attr))
            && dwarf_formref_die (&attr, &origin)))
     return;
-  const char *name = die_name (&origin);
+  const char *name = die_name (st, &origin);
   if (!*name)
     return;
   sfdo_xgrow (&st->call_sites, &st->cap_call_sites, st->ncall_sites + 1,
@@ -742,6 +766,9 @@ sfdo_symtab_free (struct sfdo_symtab *st)
   free (st->names);
   free (st->exported);
   free (st->call_sites);
+  for (size_t i = 0; i < st->nowned_names; i++)
+    free (st->owned_names[i]);
+  free (st->owned_names);
   free (st);
 }
 

@@ -135,6 +135,17 @@ find_function_profile (tree decl, const char *name)
 				  &err);
   if (!f && err.code == SFDO_OK)
     f = sfdo_profile_find (sfdo_profile, name, NULL, &err);
+  if (!f && err.code == SFDO_OK && !TREE_PUBLIC (decl)
+      && main_input_filename)
+    {
+      /* A file-local template instance the profiled binary's DWARF gave
+	 no linkage name.  */
+      char *dwarf_name = sfdo_dwarf_profile_name (decl);
+      if (dwarf_name)
+	f = sfdo_profile_find_static (sfdo_profile, dwarf_name,
+				      main_input_filename, &err);
+      XDELETEVEC (dwarf_name);
+    }
   if (!f && err.code != SFDO_OK)
     sfdo_report_profile_error (&err);
   return f;

@@ -17,6 +17,7 @@
 #include "tree.h"
 #include "gimple.h"
 #include "gimple-iterator.h"
+#include "langhooks.h"
 #include "cgraph.h"
 
 #include "../profiles/profile.h"
@@ -69,17 +70,46 @@ inline_stack (gimple *stmt, vec<sfdo_frame_loc> *stack)
   return true;
 }
 
-/* Whether the profile's name NAME_ID names function DECL.  */
+char *
+sfdo_dwarf_profile_name (tree decl)
+{
+  const char *name = lang_hooks.dwarf_name (decl, 0);
+  char *s;
+  size_t k = 0;
+
+  if (!name || !strchr (name, '<'))
+    return NULL;
+  s = XNEWVEC (char, strlen (name) + 1);
+  for (; *name; name++)
+    if (*name != ' ')
+      s[k++] = *name;
+  s[k] = '\0';
+  return s;
+}
+
+/* Whether the profile's name NAME_ID names function DECL: its assembler
+   name, or for an inlined template instance GCC gave no linkage name in
+   the profiled binary's DWARF, the DWARF name GCC gives it, which the
+   converter wrote without spaces.  */
 
 static bool
 names_decl (uint32_t name_id, tree decl)
 {
   const char *want = sfdo_profile_str (sfdo_profile, name_id);
   const char *name = IDENTIFIER_POINTER (DECL_ASSEMBLER_NAME (decl));
+  char *dwarf_name;
+  bool same;
 
   if (name[0] == '*')
     name++;
-  return strcmp (want, name) == 0;
+  if (strcmp (want, name) == 0)
+    return true;
+  if (strncmp (want, "_Z", 2) == 0 || !strchr (want, '<')
+      || !(dwarf_name = sfdo_dwarf_profile_name (decl)))
+    return false;
+  same = strcmp (want, dwarf_name) == 0;
+  XDELETEVEC (dwarf_name);
+  return same;
 }
 
 /* The profile of the callee DECL inlined into F at (OFFSET, DISC): the

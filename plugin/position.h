@@ -13,6 +13,12 @@
 #ifndef SFDO_PLUGIN_POSITION_H
 #define SFDO_PLUGIN_POSITION_H
 
+/* The name the profile gives DECL where the profiled binary's DWARF gave
+   it no linkage name (GCC leaves it out for some template instances):
+   GCC's DWARF name for it without spaces, xmalloc'd; NULL for a function
+   that has one (not a template instance).  */
+char *sfdo_dwarf_profile_name (tree decl);
+
 /* The line offset of LOCUS in function DECL, or -1 if it lies before the
    declaration (then the profile cannot hold it).  */
 int64_t sfdo_line_offset (tree decl, location_t locus);
