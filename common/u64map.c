@@ -86,6 +86,15 @@ sfdo_u64map_sorted_keys (const struct sfdo_u64map *m)
   return keys;
 }
 
+uint64_t
+sfdo_fnv1a (const char *s, size_t len)
+{
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (unsigned char) s[i]) * 0x100000001b3ull;
+  return h;
+}
+
 void
 sfdo_sort_u64 (uint64_t *a, size_t n)
 {

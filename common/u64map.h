@@ -27,6 +27,10 @@ void sfdo_u64map_release (struct sfdo_u64map *m);
 /* The keys, sorted ascending, in a new array of m->n (caller frees).  */
 uint64_t *sfdo_u64map_sorted_keys (const struct sfdo_u64map *m);
 
+/* The 64-bit FNV-1a hash of the LEN bytes at S (the profile's binary
+   index is sorted by it: its value is part of the file format).  */
+uint64_t sfdo_fnv1a (const char *s, size_t len);
+
 /* Sort the N values A ascending.  */
 void sfdo_sort_u64 (uint64_t *a, size_t n);
 

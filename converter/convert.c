@@ -354,6 +354,12 @@ sfdo_converter_sampled_files (const struct sfdo_converter *cv, size_t max,
   return sfdo_match_sampled_files (cv->match, max, names, counts);
 }
 
+const struct sfdo_match *
+sfdo_converter_match (const struct sfdo_converter *cv)
+{
+  return cv->match;
+}
+
 void
 sfdo_converter_dump_lbr (const struct sfdo_converter *cv, FILE *f)
 {

@@ -128,6 +128,9 @@ size_t sfdo_converter_sampled_files (const struct sfdo_converter *cv,
    script -F ip,brstack.  */
 void sfdo_converter_dump_lbr (const struct sfdo_converter *cv, FILE *f);
 
+/* The binaries CV converts for, as matched to the recording.  */
+const struct sfdo_match *sfdo_converter_match (const struct sfdo_converter *cv);
+
 #ifdef __cplusplus
 }
 #endif

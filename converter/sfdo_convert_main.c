@@ -14,6 +14,7 @@
 #include "../perfdata/perfdata.h"
 #include "../profiles/profile.h"
 #include "convert.h"
+#include "groups.h"
 
 #ifndef SFDO_VERSION
 #define SFDO_VERSION "0.0.0"
@@ -64,6 +65,11 @@ static const char usage_text[] =
   "      --stats           print how many samples were read, used, dropped\n"
   "                        and why, and how many stack copies gave their\n"
   "                        caller, on standard error\n"
+  "      --groups=FILE     also write module groups for cross-module\n"
+  "                        inlining without whole-program LTO: the\n"
+  "                        source files joined by their hottest calls\n"
+  "                        (85% of the cross-file call weight, at most 8\n"
+  "                        files a group; see converter/groups.h)\n"
   "      --lbr-dump=FILE   also write the raw branch and straight-run\n"
   "                        tallies of the branch stacks to FILE\n"
   "                        (atomically, before the profile)\n"
@@ -90,6 +96,7 @@ struct options {
   struct sfdo_convert_opts convert;
   const char *output;
   const char *lbr_dump;
+  const char *groups;           /* --groups */
   int binary, stats, quiet, skip_bad;
   int encoding_set;             /* --text or --binary given: which, + 1 */
   int format;                   /* 0 for sfdo's, else enum sfdo_export_format */
@@ -192,6 +199,12 @@ check_options (const struct options *o, char **inputs, int n)
     return usage_error ("--lbr-dump and -o name the same file '%s'",
                         o->output);
   int rc = check_output ("-o", o->output, inputs, n);
+  if (!rc)
+    rc = check_output ("--groups", o->groups, inputs, n);
+  if (!rc && o->groups && o->output
+      && (strcmp (o->groups, o->output) == 0
+          || sfdo_same_file (o->groups, o->output)))
+    return usage_error ("--groups and -o name the same file '%s'", o->output);
   return rc ? rc : check_output ("--lbr-dump", o->lbr_dump, inputs, n);
 }
 
@@ -241,6 +254,7 @@ parse_options (int argc, char **argv, struct options *o)
     { "stats", no_argument, 0, 's' },
     { "quiet", no_argument, 0, 'q' },
     { "lbr-dump", required_argument, 0, 'L' },
+    { "groups", required_argument, 0, 'G' },
     { "format", required_argument, 0, 'F' },
     { "smooth", required_argument, 0, 'S' },
     { "count-event", required_argument, 0, 'E' },
@@ -272,6 +286,7 @@ parse_options (int argc, char **argv, struct options *o)
         case 's': o->stats = 1; break;
         case 'q': o->quiet = 1; break;
         case 'L': o->lbr_dump = optarg; break;
+        case 'G': o->groups = optarg; break;
         case 'E': o->convert.count_event = optarg; break;
         case 'C': o->convert.clk_event = optarg; break;
         case 'S':
@@ -395,6 +410,34 @@ dump_lbr (const struct sfdo_converter *cv, const char *path,
   return sfdo_outfile_commit (&out, err);
 }
 
+/* The module groups of P into O->groups, said on stderr unless quiet.  */
+static enum sfdo_errc
+write_groups (const struct sfdo_converter *cv, struct sfdo_profile *p,
+              const struct options *o, struct sfdo_error *err)
+{
+  struct sfdo_groups_opts go = { SFDO_GROUPS_CUTOFF, SFDO_GROUPS_MAX_UNITS };
+  struct sfdo_groups g;
+  struct sfdo_outfile out;
+  sfdo_groups_make (sfdo_converter_match (cv), p, &go, &g);
+  enum sfdo_errc rc = sfdo_outfile_open (o->groups, &out, err);
+  if (rc == SFDO_OK)
+    {
+      sfdo_groups_write (&g, &go, out.f);
+      rc = sfdo_outfile_commit (&out, err);
+    }
+  size_t largest = 0;
+  for (size_t i = 0; i < g.ngroups; i++)
+    largest = g.groups[i].nunits > largest ? g.groups[i].nunits : largest;
+  if (rc == SFDO_OK && !o->quiet)
+    fprintf (stderr, "sfdo-convert: %zu module groups (of 2 to %zu of %zu "
+             "source files) hold %.1f%% of the cross-file call weight; "
+             "written to %s\n", g.ngroups, largest, g.nunits,
+             g.cross_weight ? 100.0 * (double) g.grouped_weight
+                              / (double) g.cross_weight : 0.0, o->groups);
+  sfdo_groups_release (&g);
+  return rc;
+}
+
 /* Write P as the options say: sfdo's encodings, or another format whose
    losses are reported.  */
 static enum sfdo_errc
@@ -507,6 +550,7 @@ convert (const struct options *o, char **inputs, size_t ninputs,
       return FAILED_BUILDING;
     }
   if ((o->lbr_dump && dump_lbr (*cv, o->lbr_dump, err) != SFDO_OK)
+      || (o->groups && write_groups (*cv, *p, o, err) != SFDO_OK)
       || save (*p, o, err) != SFDO_OK)
     return FAILED_WRITING;
   return DONE;

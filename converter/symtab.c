@@ -38,6 +38,7 @@ struct line_row {
 
 struct scope {
   const char *name, *file;
+  const char *unit;           /* its compile unit's name */
   uint32_t decl_line, call_line, call_disc;
   int32_t parent;             /* index of the enclosing scope, -1 if none */
 };
@@ -167,6 +168,7 @@ add_scope (struct sfdo_symtab *st, Dwarf_Die *die, const char *cu_name,
   struct scope *s = &st->scopes[st->nscopes];
   s->name = die_name (st, die);
   s->file = die_is_external (die) ? NULL : cu_name;
+  s->unit = cu_name;
   s->decl_line = dwarf_decl_line (die, &decl) == 0 && decl > 0
                  ? (uint32_t) decl : 0;
   s->call_line = die_udata (die, DW_AT_call_line);
@@ -923,6 +925,12 @@ sfdo_symtab_function (const struct sfdo_symtab *st, size_t i, uint64_t *lo,
   *lo = st->functions[i].lo;
   *name = s->name;
   *file = s->file;
+}
+
+const char *
+sfdo_symtab_function_unit (const struct sfdo_symtab *st, size_t i)
+{
+  return st->scopes[st->functions[i].scope].unit;
 }
 
 /* Whether VADDR begins a statement of the line of ROW, the last row at or

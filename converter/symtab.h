@@ -136,6 +136,10 @@ void sfdo_symtab_function (const struct sfdo_symtab *st, size_t i,
                            uint64_t *lo, const char **name,
                            const char **file);
 
+/* The compile unit (its DW_AT_name, as the compiler was given the source)
+   of the I-th function of sfdo_symtab_function.  */
+const char *sfdo_symtab_function_unit (const struct sfdo_symtab *st,
+                                       size_t i);
 /* The global and weak functions of the ELF symbol table: how many, and
    the I-th one's address, size and name.  Some have no DWARF function
    (C++ this-adjusting thunks, assembly).  */

@@ -10,15 +10,6 @@
 
 #define STR_CHUNK_SIZE (1u << 20)
 
-uint64_t
-sfdo_fnv1a (const char *s, size_t len)
-{
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < len; i++)
-    h = (h ^ (unsigned char) s[i]) * 0x100000001b3ull;
-  return h;
-}
-
 /* --- Strings ------------------------------------------------------------ */
 
 static char *

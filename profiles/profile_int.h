@@ -4,6 +4,7 @@
 #define SFDO_PROFILES_PROFILE_INT_H
 
 #include "profile.h"
+#include "../common/u64map.h"
 
 struct str_entry {
   const char *s;
@@ -59,7 +60,6 @@ struct sfdo_profile {
   struct decoded_map decoded;
 };
 
-uint64_t sfdo_fnv1a (const char *s, size_t len);
 
 /* What strings the format can hold, so that both encodings hold the same
    and text round-trips (FORMAT.md, "Strings").  */

@@ -1,0 +1,303 @@
+/* converter/groups.c - module groups from a profile's call edges
+   (groups.h).  */
+#include "groups.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/u64map.h"
+#include "../common/xalloc.h"
+
+/* The units, and which unit each function of the binaries is in.  */
+struct units {
+  const char **names;           /* unit index -> name */
+  size_t n, cap;
+  struct sfdo_u64map index;     /* hash of a unit's name -> index + 1 */
+  struct sfdo_u64map of_func;   /* function key -> unit index + 1 */
+};
+
+/* A function's key: its name, and its file for a file-local one (as the
+   profile keys functions).  */
+static uint64_t
+func_key (const char *name, const char *file)
+{
+  uint64_t h = sfdo_fnv1a (name, strlen (name));
+  return file && *file ? h ^ (sfdo_fnv1a (file, strlen (file)) * 31) : h;
+}
+
+static size_t
+unit_index (struct units *u, const char *name)
+{
+  uint64_t *slot = sfdo_u64map_get (&u->index, sfdo_fnv1a (name,
+                                                           strlen (name)));
+  if (!*slot)
+    {
+      sfdo_xgrow (&u->names, &u->cap, u->n + 1, sizeof *u->names);
+      u->names[u->n++] = name;
+      *slot = u->n;
+    }
+  return (size_t) *slot - 1;
+}
+
+static void
+read_units (const struct sfdo_match *m, struct units *u)
+{
+  for (size_t b = 0; b < sfdo_match_nbinaries (m); b++)
+    {
+      const struct sfdo_symtab *st = sfdo_match_binary (m, b)->symtab;
+      for (size_t i = 0; i < sfdo_symtab_nfunctions (st); i++)
+        {
+          uint64_t lo;
+          const char *name, *file, *unit = sfdo_symtab_function_unit (st, i);
+          sfdo_symtab_function (st, i, &lo, &name, &file);
+          if (!unit || !*unit || !*name)
+            continue;
+          size_t k = unit_index (u, unit) + 1;
+          *sfdo_u64map_get (&u->of_func, func_key (name, file)) = k;
+          /* Call targets name a file-local callee without its file (an
+             indirect call reaches one through a pointer): by its name
+             alone, unless a global or another file's holds it.  */
+          uint64_t *by_name = sfdo_u64map_get (&u->of_func,
+                                               func_key (name, NULL));
+          if (!*by_name)
+            *by_name = k;
+        }
+    }
+}
+
+/* The unit of the function NAME (of FILE when file-local), or -1.  */
+static ptrdiff_t
+unit_of (const struct units *u, const char *name, const char *file)
+{
+  uint64_t *k = sfdo_u64map_find (&u->of_func, func_key (name, file));
+  if (!k && file && *file)
+    k = sfdo_u64map_find (&u->of_func, func_key (name, NULL));
+  return k ? (ptrdiff_t) *k - 1 : -1;
+}
+
+/* --- Call weight between units --------------------------------------------- */
+
+/* Add W to the unordered pair (A, B) of units in PAIRS.  */
+static void
+add_pair (struct sfdo_pairmap *pairs, size_t a, size_t b, uint64_t w)
+{
+  struct sfdo_pairval *v = sfdo_pairmap_get (pairs, a < b ? a : b,
+                                             a < b ? b : a);
+  v->weight = sfdo_sat_add (v->weight, w);
+}
+
+/* How often the inline instance G was entered: its head, else its
+   busiest line.  */
+static uint64_t
+instance_entries (const struct sfdo_prof_func *g)
+{
+  uint64_t n = g->head;
+  for (size_t i = 0; !n && i < g->nlines; i++)
+    n = g->lines[i].count > n ? g->lines[i].count : n;
+  return n;
+}
+
+/* The calls of F (whose code is in unit FROM) and of its inline
+   instances into other units, into PAIRS and *CROSS.  */
+static void
+add_calls (const struct units *u, struct sfdo_profile *p,
+           const struct sfdo_prof_func *f, size_t from,
+           struct sfdo_pairmap *pairs, uint64_t *cross)
+{
+  for (size_t i = 0; i < f->nlines; i++)
+    for (size_t k = 0; k < f->lines[i].ntargets; k++)
+      {
+        const struct sfdo_prof_target *t = &f->lines[i].targets[k];
+        ptrdiff_t to = unit_of (u, sfdo_profile_str (p, t->name), NULL);
+        if (to >= 0 && (size_t) to != from && t->count)
+          {
+            add_pair (pairs, from, (size_t) to, t->count);
+            *cross = sfdo_sat_add (*cross, t->count);
+          }
+      }
+  for (size_t i = 0; i < f->ncallsites; i++)
+    {
+      const struct sfdo_prof_func *g = f->callsites[i].callee;
+      ptrdiff_t to = unit_of (u, sfdo_profile_str (p, g->name),
+                              sfdo_profile_str (p, g->file));
+      uint64_t n = instance_entries (g);
+      if (to >= 0 && (size_t) to != from && n)
+        {
+          add_pair (pairs, from, (size_t) to, n);
+          *cross = sfdo_sat_add (*cross, n);
+        }
+      add_calls (u, p, g, from, pairs, cross);
+    }
+}
+
+/* --- Joining units ----------------------------------------------------------- */
+
+static int
+heavier_first (const void *x, const void *y)
+{
+  const struct sfdo_groups_pair *p = x, *q = y;
+  if (p->weight != q->weight)
+    return p->weight < q->weight ? 1 : -1;
+  return p->a != q->a ? (p->a < q->a ? -1 : 1) : (p->b > q->b) - (p->b < q->b);
+}
+
+static size_t
+root_of (size_t *parent, size_t i)
+{
+  while (parent[i] != i)
+    i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+/* Join the units of the N pairs P (heaviest first) while the joined
+   weight is under the cut-off; PARENT, SIZE and WEIGHT are per unit
+   (union-find; a root's size and inner weight).  Returns the weight
+   inside groups.  */
+static uint64_t
+join_units (const struct sfdo_groups_pair *p, size_t n, uint64_t cross,
+            const struct sfdo_groups_opts *o, size_t *parent, size_t *size,
+            uint64_t *weight)
+{
+  uint64_t grouped = 0;
+  for (size_t i = 0; i < n && (double) grouped < o->cutoff * (double) cross;
+       i++)
+    {
+      size_t a = root_of (parent, p[i].a), b = root_of (parent, p[i].b);
+      if (a != b && size[a] + size[b] > o->max_units)
+        continue;
+      if (a != b)
+        {
+          parent[b] = a;
+          size[a] += size[b];
+          weight[a] = sfdo_sat_add (weight[a], weight[b]);
+        }
+      weight[a] = sfdo_sat_add (weight[a], p[i].weight);
+      grouped = sfdo_sat_add (grouped, p[i].weight);
+    }
+  return grouped;
+}
+
+static int
+group_heavier_first (const void *x, const void *y)
+{
+  const struct sfdo_group *g = x, *h = y;
+  if (g->weight != h->weight)
+    return g->weight < h->weight ? 1 : -1;
+  return strcmp (g->units[0], h->units[0]);
+}
+
+static int
+str_cmp (const void *x, const void *y)
+{
+  return strcmp (*(const char *const *) x, *(const char *const *) y);
+}
+
+/* The groups of 2+ of the N units NAMES that union-find PARENT made, into
+   OUT.  */
+static void
+collect_groups (const char *const *names, size_t n, size_t *parent,
+                const size_t *size, const uint64_t *weight,
+                struct sfdo_groups *out)
+{
+  size_t *slot = sfdo_xcalloc (n + 1, sizeof *slot);   /* root -> g + 1 */
+  for (size_t i = 0; i < n; i++)
+    {
+      size_t r = root_of (parent, i);
+      if (size[r] < 2)
+        continue;
+      if (!slot[r])
+        {
+          out->groups[out->ngroups] = (struct sfdo_group) {
+            weight[r], sfdo_xcalloc (size[r], sizeof (const char *)), 0 };
+          slot[r] = ++out->ngroups;
+        }
+      struct sfdo_group *g = &out->groups[slot[r] - 1];
+      g->units[g->nunits++] = names[i];
+    }
+  for (size_t i = 0; i < out->ngroups; i++)
+    qsort (out->groups[i].units, out->groups[i].nunits, sizeof (const char *),
+           str_cmp);
+  qsort (out->groups, out->ngroups, sizeof *out->groups, group_heavier_first);
+  free (slot);
+}
+
+void
+sfdo_groups_join (const char *const *names, size_t nunits,
+                  struct sfdo_groups_pair *p, size_t n, uint64_t cross,
+                  const struct sfdo_groups_opts *o, struct sfdo_groups *out)
+{
+  if (n > 1)
+    qsort (p, n, sizeof *p, heavier_first);
+  size_t *parent = sfdo_xmalloc ((nunits + 1) * sizeof *parent);
+  size_t *size = sfdo_xmalloc ((nunits + 1) * sizeof *size);
+  uint64_t *weight = sfdo_xcalloc (nunits + 1, sizeof *weight);
+  for (size_t i = 0; i < nunits; i++)
+    parent[i] = i, size[i] = 1;
+  out->cross_weight = cross;
+  out->grouped_weight = join_units (p, n, cross, o, parent, size, weight);
+  out->groups = sfdo_xcalloc (nunits / 2 + 1, sizeof *out->groups);
+  out->ngroups = 0;
+  collect_groups (names, nunits, parent, size, weight, out);
+  out->nunits = nunits;
+  free (parent);
+  free (size);
+  free (weight);
+}
+
+void
+sfdo_groups_make (const struct sfdo_match *m, struct sfdo_profile *p,
+                  const struct sfdo_groups_opts *o, struct sfdo_groups *out)
+{
+  struct units u = { 0 };
+  struct sfdo_pairmap pairs = { 0 };
+  memset (out, 0, sizeof *out);
+  read_units (m, &u);
+  for (size_t i = 0; i < sfdo_profile_nfuncs (p); i++)
+    {
+      const struct sfdo_prof_func *f = sfdo_profile_func (p, i, NULL);
+      ptrdiff_t from = f ? unit_of (&u, sfdo_profile_str (p, f->name),
+                                    sfdo_profile_str (p, f->file)) : -1;
+      if (from >= 0)
+        add_calls (&u, p, f, (size_t) from, &pairs, &out->cross_weight);
+    }
+  struct sfdo_groups_pair *wp = sfdo_xmalloc ((pairs.n + 1) * sizeof *wp);
+  size_t n = 0;
+  for (size_t i = 0; i < pairs.cap; i++)
+    if (pairs.a[i] != UINT64_MAX)
+      wp[n++] = (struct sfdo_groups_pair) { pairs.a[i], pairs.b[i],
+                                            pairs.vals[i].weight };
+  sfdo_groups_join (u.names, u.n, wp, n, out->cross_weight, o, out);
+  free (wp);
+  sfdo_pairmap_release (&pairs);
+  sfdo_u64map_release (&u.index);
+  sfdo_u64map_release (&u.of_func);
+  free (u.names);
+}
+
+void
+sfdo_groups_write (const struct sfdo_groups *g,
+                   const struct sfdo_groups_opts *o, FILE *f)
+{
+  double share = g->cross_weight ? 100.0 * (double) g->grouped_weight
+                                   / (double) g->cross_weight : 0.0;
+  fprintf (f, "# sfdo-groups: 1\n# cross-unit call weight %llu; the groups "
+           "hold %.1f%% of it (cut-off %.0f%%, at most %zu units a "
+           "group)\n", (unsigned long long) g->cross_weight, share,
+           100.0 * o->cutoff, o->max_units);
+  for (size_t i = 0; i < g->ngroups; i++)
+    {
+      fprintf (f, "group %zu weight %llu\n", i + 1,
+               (unsigned long long) g->groups[i].weight);
+      for (size_t k = 0; k < g->groups[i].nunits; k++)
+        fprintf (f, "  %s\n", g->groups[i].units[k]);
+    }
+}
+
+void
+sfdo_groups_release (struct sfdo_groups *g)
+{
+  for (size_t i = 0; i < g->ngroups; i++)
+    free (g->groups[i].units);
+  free (g->groups);
+  memset (g, 0, sizeof *g);
+}

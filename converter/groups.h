@@ -1,0 +1,89 @@
+/* converter/groups.h - module groups for cross-module inlining without
+ * whole-program LTO (LIPO), from a profile's call edges.
+ *
+ * Stage 2 of the pipeline, beside the profile.  Every function of the
+ * binaries is attributed to its compile unit (the source file the
+ * compiler was given, from DWARF); every call the profile counts from a
+ * function of one unit to a function of another (direct calls, indirect
+ * calls by their targets, and inline instances the profiled binary had,
+ * as LTO builds make them) adds its count to the pair of units.  Units
+ * are then joined into disjoint groups, the heaviest pairs first, until
+ * the groups hold a cut-off share of all the cross-unit call weight
+ * (AutoFDO's LIPO grouper used 85%), no group growing past a number of
+ * units.  Disjoint, unlike LIPO's auxiliary modules (one module could
+ * serve several primaries there): a group is built as one incremental
+ * LTO link (gcc -r -flto -flinker-output=nolto-rel
+ * -fno-semantic-interposition: GCC 12 inlines across the group's files,
+ * keeps their statics apart and leaves the rest of the program an
+ * ordinary link), and an object can be in only one such link.
+ *
+ * The file (FORMAT below) is text, for people and for the link step:
+ *
+ *     # sfdo-groups: 1
+ *     # cross-unit call weight W; the groups hold P% of it (cut-off C%,
+ *     # at most N units a group)
+ *     group 1 weight W1
+ *       src/a.c
+ *       src/b.c
+ *     group 2 ...
+ *
+ * Depends on match.h (the binaries' symtabs) and the profile library.  */
+#ifndef SFDO_CONVERTER_GROUPS_H
+#define SFDO_CONVERTER_GROUPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../profiles/profile.h"
+#include "match.h"
+
+struct sfdo_groups_opts {
+  double cutoff;                /* share of the cross-unit weight, 0..1 */
+  size_t max_units;             /* per group, at least 2 */
+};
+
+/* The defaults: 85%, 8 units.  */
+#define SFDO_GROUPS_CUTOFF 0.85
+#define SFDO_GROUPS_MAX_UNITS 8
+
+struct sfdo_group {
+  uint64_t weight;              /* the cross-unit calls inside it */
+  const char **units;           /* borrowed from the binaries' symtabs */
+  size_t nunits;
+};
+
+struct sfdo_groups {
+  struct sfdo_group *groups;    /* heaviest first, each of 2+ units */
+  size_t ngroups;
+  uint64_t cross_weight;        /* all cross-unit call weight */
+  uint64_t grouped_weight;      /* of it, inside a group */
+  size_t nunits;                /* units with a function in the profile */
+};
+
+/* Call weight between two units (indices into a list of names).  */
+struct sfdo_groups_pair {
+  uint64_t a, b, weight;
+};
+
+/* Join the NUNITS units NAMES by the N pairs P (reordered), of CROSS
+   cross-unit weight in all, into OUT: the heaviest pairs first, while
+   the weight inside groups is under O->cutoff of CROSS, no group past
+   O->max_units units.  NAMES are borrowed.  */
+void sfdo_groups_join (const char *const *names, size_t nunits,
+                       struct sfdo_groups_pair *p, size_t n, uint64_t cross,
+                       const struct sfdo_groups_opts *o,
+                       struct sfdo_groups *out);
+
+/* The groups of the functions of P, whose units M's binaries give.  */
+void sfdo_groups_make (const struct sfdo_match *m, struct sfdo_profile *p,
+                       const struct sfdo_groups_opts *o,
+                       struct sfdo_groups *out);
+
+/* Write G (made with O) to F in the format above.  */
+void sfdo_groups_write (const struct sfdo_groups *g,
+                        const struct sfdo_groups_opts *o, FILE *f);
+
+void sfdo_groups_release (struct sfdo_groups *g);
+
+#endif

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# 83-convert-groups.sh - sfdo-convert --groups joins the source files
+# that the hot calls cross (converter/groups.h).
+#
+# data/lipo/: main.c's loop calls ops.c's mix directly and ops.c's static
+# functions through a table ops.c fills (an indirect call, whose targets
+# the default recording's unwound stacks give); cold.c runs once.  The
+# groups file must hold one group of main.c and ops.c, without cold.c,
+# covering at least 85% of the cross-file call weight, in the documented
+# format; the summary on stderr says so; a bad --groups path fails
+# without writing the profile.  Then the build the groups are for, without
+# whole-program LTO (converter/groups.h): every file compiled -flto
+# -ffat-lto-objects with the profile, each group's objects joined by one
+# incremental LTO link (-r -flto -flinker-output=nolto-rel
+# -fno-semantic-interposition), the program linked from them and the
+# other objects with -fno-lto.  There main's hot call of ops.c's mix is
+# inlined, where the ordinary file-by-file build keeps the call; the
+# output is the same.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+need_built sfdo-record sfdo-convert
+need_perf >/dev/null
+tmpdir
+T=$TEST_TMP
+D=$SFDO_ROOT/tests/e2e/data/lipo
+for f in main ops cold; do
+    gcc -O2 -g -c "$D/$f.c" -o "$T/$f.o" || fail "compiling $f.c failed"
+done
+gcc "$T/main.o" "$T/ops.o" "$T/cold.o" -o "$T/prog"
+"$SFDO_BUILD/sfdo-record" -q -o "$T/p.data" -- "$T/prog" > /dev/null 2>"$T/record.err" ||
+    fail "sfdo-record failed: $(cat "$T/record.err")"
+"$SFDO_BUILD/sfdo-convert" -o "$T/p.prof" --groups="$T/groups.txt" "$T/p.data" "$T/prog" \
+    2>"$T/convert.err" || fail "sfdo-convert --groups failed: $(cat "$T/convert.err")"
+G=$T/groups.txt
+[[ $(head -1 "$G") == "# sfdo-groups: 1" ]] || fail "groups file lacks its header: $(head -1 "$G")"
+[[ $(grep -c '^group ' "$G") == 1 ]] || fail "want one group: $(cat "$G")"
+members=$(sed -n 's/^  //p' "$G" | xargs -n1 basename | sort | tr '\n' ' ')
+[[ $members == "main.c ops.c " ]] || fail "the group holds $members, not main.c and ops.c"
+share=$(sed -nE 's/.*the groups hold ([0-9.]+)% of it.*/\1/p' "$G")
+awk -v s="${share:-0}" 'BEGIN { exit !(s >= 85) }' ||
+    fail "the groups hold ${share:-no}% of the cross-file call weight"
+grep -qE '^  [^ ]*ops.c$' "$G" || fail "units are not listed one a line"
+grep -q "1 module groups (of 2 to 2 of 3 source files)" "$T/convert.err" ||
+    fail "no summary on stderr: $(cat "$T/convert.err")"
+grep -q ' icall rotate:' "$T/p.prof" ||
+    fail "the profile has no indirect-call targets for the table call"
+rm -f "$T/bad.prof"
+if "$SFDO_BUILD/sfdo-convert" -q -o "$T/bad.prof" --groups="$T/no/such/dir/g.txt" \
+       "$T/p.data" "$T/prog" 2>"$T/bad.err"; then
+    fail "--groups into a missing directory succeeded"
+fi
+grep -q "no/such/dir" "$T/bad.err" || fail "the error does not name the groups file: $(cat "$T/bad.err")"
+[[ ! -e $T/bad.prof ]] || fail "a failed --groups left a profile"
+# The grouped build.
+PL=(-fplugin="$SFDO_BUILD/samplefdo.so" -fplugin-arg-samplefdo-profile="$T/p.prof")
+mkdir -p "$T/g"
+for f in main ops cold; do
+    gcc -O2 -g -flto -ffat-lto-objects -fno-semantic-interposition "${PL[@]}" \
+        -c "$D/$f.c" -o "$T/g/$f.o" 2>"$T/g/$f.err" || fail "compiling $f.c -flto failed: $(head -3 "$T/g/$f.err")"
+done
+objs=()
+while read -r unit; do objs+=("$T/g/$(basename "$unit" .c).o"); done < <(sed -n 's/^  //p' "$G")
+gcc -O2 -fno-semantic-interposition "${PL[@]}" -r -flto -flinker-output=nolto-rel \
+    "${objs[@]}" -o "$T/g/group1.o" 2>"$T/g/link.err" ||
+    fail "the group's incremental LTO link failed: $(head -3 "$T/g/link.err")"
+gcc -fno-lto "$T/g/group1.o" "$T/g/cold.o" -o "$T/g/prog" || fail "the final link failed"
+calls_to_mix() { objdump -dr "$1" | sed -n '/<main>:/,/^$/p' | grep -cE 'call.*<mix>|R_X86_64_PLT32[[:space:]]+mix-' || true; }
+(( $(calls_to_mix "$T/prog") >= 1 )) || fail "the ordinary build already inlines mix: the test shows nothing"
+(( $(calls_to_mix "$T/g/group1.o") == 0 )) || fail "the grouped build still calls mix from main"
+cmp -s <("$T/prog") <("$T/g/prog") || fail "the grouped build prints something else"
+echo "$TEST_NAME: main.c and ops.c grouped, ${share}% of the cross-file call weight; mix inlined across them without whole-program LTO"

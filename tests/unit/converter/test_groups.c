@@ -1,0 +1,128 @@
+/* tests/unit/converter/test_groups.c - joining source files into module
+ * groups by their call weight (converter/groups.h): heaviest pairs
+ * first, up to the cut-off share, no group past its unit cap, disjoint
+ * groups, heaviest group first, and the file format.  */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../../converter/groups.h"
+
+static const char *const names[] = { "a.c", "b.c", "c.c", "d.c", "e.c" };
+
+/* a-b 100, b-c 50, d-e 30, a-d 5: 185 in all.  */
+static size_t
+pairs_of (struct sfdo_groups_pair *p)
+{
+  static const struct sfdo_groups_pair given[] = {
+    { 0, 3, 5 }, { 3, 4, 30 }, { 0, 1, 100 }, { 1, 2, 50 }
+  };
+  memcpy (p, given, sizeof given);
+  return sizeof given / sizeof *given;
+}
+
+static void
+check_group (const struct sfdo_group *g, uint64_t weight, size_t n, ...)
+{
+  va_list ap;
+  assert_int_equal (g->weight, weight);
+  assert_int_equal (g->nunits, n);
+  va_start (ap, n);
+  for (size_t i = 0; i < n; i++)
+    assert_string_equal (g->units[i], va_arg (ap, const char *));
+  va_end (ap);
+}
+
+static void
+test_joins_heaviest_pairs_up_to_the_cutoff (void **state)
+{
+  (void) state;
+  struct sfdo_groups_pair p[4];
+  struct sfdo_groups g;
+  struct sfdo_groups_opts o = { 0.85, 8 };
+  sfdo_groups_join (names, 5, p, pairs_of (p), 185, &o, &g);
+  /* 100 + 50 = 150 < 157.25, + 30 = 180: a-d (5) is left out.  */
+  assert_int_equal (g.grouped_weight, 180);
+  assert_int_equal (g.ngroups, 2);
+  check_group (&g.groups[0], 150, 3, "a.c", "b.c", "c.c");
+  check_group (&g.groups[1], 30, 2, "d.c", "e.c");
+  sfdo_groups_release (&g);
+}
+
+static void
+test_unit_cap_and_low_cutoff (void **state)
+{
+  (void) state;
+  struct sfdo_groups_pair p[4];
+  struct sfdo_groups g;
+  struct sfdo_groups_opts capped = { 0.99, 2 };
+  sfdo_groups_join (names, 5, p, pairs_of (p), 185, &capped, &g);
+  /* b-c would make a group of 3, a-d joins two groups of 2.  */
+  assert_int_equal (g.grouped_weight, 130);
+  assert_int_equal (g.ngroups, 2);
+  check_group (&g.groups[0], 100, 2, "a.c", "b.c");
+  check_group (&g.groups[1], 30, 2, "d.c", "e.c");
+  sfdo_groups_release (&g);
+  struct sfdo_groups_opts low = { 0.5, 8 };
+  sfdo_groups_join (names, 5, p, pairs_of (p), 185, &low, &g);
+  assert_int_equal (g.grouped_weight, 100);   /* 100 >= 92.5: done */
+  assert_int_equal (g.ngroups, 1);
+  check_group (&g.groups[0], 100, 2, "a.c", "b.c");
+  sfdo_groups_release (&g);
+}
+
+static void
+test_no_cross_calls_no_groups (void **state)
+{
+  (void) state;
+  struct sfdo_groups g;
+  struct sfdo_groups_opts o = { 0.85, 8 };
+  sfdo_groups_join (names, 5, NULL, 0, 0, &o, &g);
+  assert_int_equal (g.ngroups, 0);
+  assert_int_equal (g.nunits, 5);
+  char buf[512] = { 0 };
+  FILE *f = fmemopen (buf, sizeof buf - 1, "w");
+  sfdo_groups_write (&g, &o, f);
+  fclose (f);
+  assert_string_equal (buf, "# sfdo-groups: 1\n# cross-unit call weight 0; "
+                       "the groups hold 0.0% of it (cut-off 85%, at most 8 "
+                       "units a group)\n");
+  sfdo_groups_release (&g);
+}
+
+static void
+test_file_format (void **state)
+{
+  (void) state;
+  struct sfdo_groups_pair p[4];
+  struct sfdo_groups g;
+  struct sfdo_groups_opts o = { 0.85, 8 };
+  sfdo_groups_join (names, 5, p, pairs_of (p), 185, &o, &g);
+  char buf[1024] = { 0 };
+  FILE *f = fmemopen (buf, sizeof buf - 1, "w");
+  sfdo_groups_write (&g, &o, f);
+  fclose (f);
+  assert_string_equal (buf, "# sfdo-groups: 1\n# cross-unit call weight 185; "
+                       "the groups hold 97.3% of it (cut-off 85%, at most 8 "
+                       "units a group)\ngroup 1 weight 150\n  a.c\n  b.c\n"
+                       "  c.c\ngroup 2 weight 30\n  d.c\n  e.c\n");
+  sfdo_groups_release (&g);
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_joins_heaviest_pairs_up_to_the_cutoff),
+    cmocka_unit_test (test_unit_cap_and_low_cutoff),
+    cmocka_unit_test (test_no_cross_calls_no_groups),
+    cmocka_unit_test (test_file_format),
+  };
+  return cmocka_run_group_tests (tests, NULL, NULL);
+}
