@@ -693,23 +693,35 @@ peek_sref (struct cursor *c, const char **s, uint64_t *len)
    its two string references: statics that share a name (header helpers,
    anonymous namespaces) can be hundreds, and decoding each would make
    lookup grow with the profile.  */
+/* The name and file of the function record at RECORD, read in place
+   (*FILE is NULL when the name is not NAME: the file is not read).  */
 static enum sfdo_errc
-record_is (struct sfdo_profile *p, uint64_t record, const char *name,
-           const char *file, struct sfdo_error *err, int *match)
+record_key (struct sfdo_profile *p, uint64_t record, const char *name,
+            struct sfdo_error *err, const char **file, uint64_t *file_len)
 {
   struct cursor c = { p->data, p->bin.records_off + record,
                       p->bin.records_off + p->bin.records_size, p, err };
   const char *s;
   uint64_t len;
-  *match = 0;
+  *file = NULL;
   if (record >= p->bin.records_size)
     return bad (&c, p->bin.index_off, SFDO_E_MALFORMED,
                 "index points outside the function records");
   enum sfdo_errc rc = peek_sref (&c, &s, &len);
   if (rc != SFDO_OK || len != strlen (name) || memcmp (s, name, len) != 0)
     return rc;
-  rc = peek_sref (&c, &s, &len);
-  *match = rc == SFDO_OK && len == strlen (file) && memcmp (s, file, len) == 0;
+  return peek_sref (&c, file, file_len);
+}
+
+static enum sfdo_errc
+record_is (struct sfdo_profile *p, uint64_t record, const char *name,
+           const char *file, struct sfdo_error *err, int *match)
+{
+  const char *s;
+  uint64_t len;
+  enum sfdo_errc rc = record_key (p, record, name, err, &s, &len);
+  *match = rc == SFDO_OK && s && len == strlen (file)
+           && memcmp (s, file, len) == 0;
   return rc;
 }
 
@@ -743,21 +755,12 @@ sfdo_binary_files_of (struct sfdo_profile *p, const char *name,
          && read_le (index + lo * INDEX_ENTRY_SIZE, 8) == hash; lo++)
     {
       uint64_t record = read_le (index + lo * INDEX_ENTRY_SIZE + 8, 8);
-      struct cursor c = { p->data, p->bin.records_off + record,
-                          p->bin.records_off + p->bin.records_size, p, err };
       const char *s;
       uint64_t len;
-      if (record >= p->bin.records_size)
-        return bad (&c, p->bin.index_off, SFDO_E_MALFORMED,
-                    "index points outside the function records");
-      enum sfdo_errc rc = peek_sref (&c, &s, &len);
-      if (rc == SFDO_OK && len == strlen (name) && memcmp (s, name, len) == 0)
-        rc = peek_sref (&c, &s, &len);
-      else if (rc == SFDO_OK)
-        continue;
+      enum sfdo_errc rc = record_key (p, record, name, err, &s, &len);
       if (rc != SFDO_OK)
         return rc;
-      if (visit (s, (size_t) len, ctx))
+      if (s && visit (s, (size_t) len, ctx))
         break;
     }
   return SFDO_OK;
