@@ -27,7 +27,8 @@ SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 
 PLUGIN_DIR := $(shell $(HOST_GCC) -print-file-name=plugin)
 
-COMMON_SRC  := common/error.c common/xalloc.c common/u64map.c common/outfile.c
+COMMON_SRC  := common/error.c common/xalloc.c common/u64map.c common/outfile.c \
+               common/path.c
 PROFILE_SRC := profiles/profile.c profiles/profile_text.c \
                profiles/profile_binary.c profiles/profile_ops.c \
                profiles/profile_io.c profiles/profile_afdo.c \
@@ -38,14 +39,15 @@ CONVERT_SRC := $(filter-out converter/sfdo_convert_main.c,$(wildcard converter/*
 # the objects it uses (the plugin never needs libdw or Capstone).
 SMOOTH_SRC  := $(wildcard smooth/*.c)
 RECORD_SRC  := $(filter-out recorder/sfdo_record_main.c,$(wildcard recorder/*.c))
+LIPO_SRC    := $(filter-out lipo/sfdo_link_main.c,$(wildcard lipo/*.c))
 LIB_SRC     := $(COMMON_SRC) $(PROFILE_SRC) $(PERFDATA_SRC) $(CONVERT_SRC) \
-               $(SMOOTH_SRC) $(RECORD_SRC)
+               $(SMOOTH_SRC) $(RECORD_SRC) $(LIPO_SRC)
 LIB_HDR     := $(wildcard common/*.h profiles/*.h perfdata/*.h converter/*.h \
-                 smooth/*.h recorder/*.h) emulator/emu_format.h
+                 smooth/*.h recorder/*.h lipo/*.h) emulator/emu_format.h
 # libpfm4 only for sfdo-record (and tests that link recorder/ objects).
 LDLIBS      := -ldw -lelf -lcapstone -lzstd -lpfm
 
-TOOLS   := $(B)/sfdo-profile $(B)/sfdo-convert $(B)/sfdo-record
+TOOLS   := $(B)/sfdo-profile $(B)/sfdo-convert $(B)/sfdo-record $(B)/sfdo-link
 PLUGIN  := $(B)/samplefdo.so
 
 UNIT_SRC  := $(wildcard tests/unit/*/test_*.c)
@@ -86,6 +88,9 @@ $(B)/sfdo-convert: converter/sfdo_convert_main.c $(B)/libsfdo.a
 	$(CC) $(CFLAGS) $< $(B)/libsfdo.a $(LDLIBS) -o $@
 
 $(B)/sfdo-record: recorder/sfdo_record_main.c $(B)/libsfdo.a
+	$(CC) $(CFLAGS) $< $(B)/libsfdo.a $(LDLIBS) -o $@
+
+$(B)/sfdo-link: lipo/sfdo_link_main.c $(B)/libsfdo.a
 	$(CC) $(CFLAGS) $< $(B)/libsfdo.a $(LDLIBS) -o $@
 
 # --- the GCC plugin (C++, GCC's own style) ---------------------------------

@@ -233,6 +233,7 @@ sfdo_groups_join (const char *const *names, size_t nunits,
   uint64_t *weight = sfdo_xcalloc (nunits + 1, sizeof *weight);
   for (size_t i = 0; i < nunits; i++)
     parent[i] = i, size[i] = 1;
+  out->text = NULL;
   out->cross_weight = cross;
   out->grouped_weight = join_units (p, n, cross, o, parent, size, weight);
   out->groups = sfdo_xcalloc (nunits / 2 + 1, sizeof *out->groups);
@@ -293,11 +294,91 @@ sfdo_groups_write (const struct sfdo_groups *g,
     }
 }
 
+/* --- Reading the file ---------------------------------------------------------- */
+
+/* The bytes of the file at PATH, NUL-terminated, into *TEXT.  */
+static enum sfdo_errc
+slurp (const char *path, char **text, struct sfdo_error *err)
+{
+  FILE *f = fopen (path, "r");
+  size_t n = 0, cap = 4096;
+  if (!f)
+    return sfdo_error_sys (err, path, "cannot open the groups file");
+  *text = sfdo_xmalloc (cap);
+  for (size_t got; (got = fread (*text + n, 1, cap - n - 1, f)) > 0;)
+    if ((n += got) + 1 == cap)
+      *text = sfdo_xrealloc (*text, cap *= 2);
+  (*text)[n] = 0;
+  int failed = ferror (f);
+  fclose (f);
+  if (failed)
+    return sfdo_error_sys (err, path, "cannot read the groups file");
+  return SFDO_OK;
+}
+
+/* Take the line LINE (number NO) of the file PATH into G.  */
+static enum sfdo_errc
+take_line (struct sfdo_groups *g, char *line, size_t no, const char *path,
+           size_t *cap, struct sfdo_error *err)
+{
+  unsigned long long index, weight;
+  int end = 0;
+  if (no == 1 && strcmp (line, "# sfdo-groups: 1") != 0)
+    return sfdo_error_set (err, SFDO_E_MALFORMED, path, SFDO_NO_OFFSET, 1, 0,
+                           "not a groups file of version 1 (sfdo-convert "
+                           "--groups writes them): first line '%.60s'", line);
+  if (!line[0] || line[0] == '#')
+    return SFDO_OK;
+  if (sscanf (line, "group %llu weight %llu%n", &index, &weight, &end) == 2
+      && !line[end])
+    {
+      sfdo_xgrow (&g->groups, cap, g->ngroups + 1, sizeof *g->groups);
+      g->groups[g->ngroups++] = (struct sfdo_group) { weight, NULL, 0 };
+      return SFDO_OK;
+    }
+  if (strncmp (line, "  ", 2) == 0 && line[2] && line[2] != ' '
+      && g->ngroups)
+    {
+      struct sfdo_group *gr = &g->groups[g->ngroups - 1];
+      gr->units = sfdo_xrealloc (gr->units, (gr->nunits + 1) * sizeof (char *));
+      gr->units[gr->nunits++] = line + 2;
+      return SFDO_OK;
+    }
+  return sfdo_error_set (err, SFDO_E_MALFORMED, path, SFDO_NO_OFFSET,
+                         (unsigned) no, 0, "not a 'group N weight W' line nor "
+                         "a unit (two spaces, a path) of a group: '%.60s'",
+                         line);
+}
+
+enum sfdo_errc
+sfdo_groups_read (const char *path, struct sfdo_groups *g,
+                  struct sfdo_error *err)
+{
+  size_t cap = 0, no = 0;
+  memset (g, 0, sizeof *g);
+  enum sfdo_errc rc = slurp (path, &g->text, err);
+  for (char *line = g->text, *next; rc == SFDO_OK && line && *line;
+       line = next)
+    {
+      next = strchr (line, '\n');
+      if (next)
+        *next++ = 0;
+      rc = take_line (g, line, ++no, path, &cap, err);
+    }
+  if (rc == SFDO_OK && no == 0)
+    rc = sfdo_error_set (err, SFDO_E_MALFORMED, path, SFDO_NO_OFFSET, 0, 0,
+                         "empty: not a groups file");
+  if (rc != SFDO_OK)
+    sfdo_groups_release (g);
+  return rc;
+}
+
 void
 sfdo_groups_release (struct sfdo_groups *g)
 {
   for (size_t i = 0; i < g->ngroups; i++)
     free (g->groups[i].units);
   free (g->groups);
+  free (g->text);
   memset (g, 0, sizeof *g);
 }

@@ -35,6 +35,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../common/error.h"
 #include "../profiles/profile.h"
 #include "match.h"
 
@@ -54,6 +55,7 @@ struct sfdo_group {
 };
 
 struct sfdo_groups {
+  char *text;                   /* what a read file's units point into */
   struct sfdo_group *groups;    /* heaviest first, each of 2+ units */
   size_t ngroups;
   uint64_t cross_weight;        /* all cross-unit call weight */
@@ -83,6 +85,12 @@ void sfdo_groups_make (const struct sfdo_match *m, struct sfdo_profile *p,
 /* Write G (made with O) to F in the format above.  */
 void sfdo_groups_write (const struct sfdo_groups *g,
                         const struct sfdo_groups_opts *o, FILE *f);
+
+/* Read the groups file at PATH into *G (its counts of units and weight
+   are left 0).  A line that is not of the format is SFDO_E_MALFORMED
+   naming the file and line.  */
+enum sfdo_errc sfdo_groups_read (const char *path, struct sfdo_groups *g,
+                                 struct sfdo_error *err);
 
 void sfdo_groups_release (struct sfdo_groups *g);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/path.h"
 #include "../common/xalloc.h"
 
 #define STR_CHUNK_SIZE (1u << 20)
@@ -545,38 +546,6 @@ sfdo_profile_find (struct sfdo_profile *p, const char *name, const char *file,
   return find_in_memory (p, name, file);
 }
 
-/* How many trailing path components A and B share ("./" and repeated
-   slashes aside): 0 when their base names differ.  */
-static size_t
-shared_path_tail (const char *a, size_t alen, const char *b, size_t blen)
-{
-  size_t shared = 0;
-  for (;;)
-    {
-      while (alen && a[alen - 1] == '/')
-        alen--;
-      while (blen && b[blen - 1] == '/')
-        blen--;
-      size_t ia = alen, ib = blen;
-      while (ia && a[ia - 1] != '/')
-        ia--;
-      while (ib && b[ib - 1] != '/')
-        ib--;
-      int a_dot = alen - ia == 1 && a[ia] == '.';
-      int b_dot = blen - ib == 1 && b[ib] == '.';
-      if (a_dot || b_dot)
-        {
-          alen = a_dot ? ia : alen, blen = b_dot ? ib : blen;
-          continue;
-        }
-      if (!alen || !blen || alen - ia != blen - ib
-          || memcmp (a + ia, b + ib, alen - ia) != 0)
-        return shared;
-      shared++;
-      alen = ia, blen = ib;
-    }
-}
-
 /* The best file so far for sfdo_profile_find_static.  */
 struct static_choice {
   const char *want;
@@ -590,7 +559,7 @@ static int
 consider_file (const char *file, size_t len, void *ctx)
 {
   struct static_choice *c = ctx;
-  size_t score = len ? shared_path_tail (c->want, c->want_len, file, len) : 0;
+  size_t score = len ? sfdo_shared_path_tail (c->want, c->want_len, file, len) : 0;
   if (!score || score < c->score)
     return 0;
   c->tie = score == c->score;

@@ -13,12 +13,12 @@
 # -ffat-lto-objects with the profile, each group's objects joined by one
 # incremental LTO link (-r -flto -flinker-output=nolto-rel
 # -fno-semantic-interposition), the program linked from them and the
-# other objects with -fno-lto.  There main's hot call of ops.c's mix is
-# inlined, where the ordinary file-by-file build keeps the call; the
-# output is the same.
+# other objects with -fno-lto, which sfdo-link does from the groups file.
+# There main's hot call of ops.c's mix is inlined, where the ordinary
+# file-by-file build keeps the call; the output is the same.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-need_built sfdo-record sfdo-convert
+need_built sfdo-record sfdo-convert sfdo-link samplefdo.so
 need_perf >/dev/null
 tmpdir
 T=$TEST_TMP
@@ -58,14 +58,20 @@ for f in main ops cold; do
     gcc -O2 -g -flto -ffat-lto-objects -fno-semantic-interposition "${PL[@]}" \
         -c "$D/$f.c" -o "$T/g/$f.o" 2>"$T/g/$f.err" || fail "compiling $f.c -flto failed: $(head -3 "$T/g/$f.err")"
 done
-objs=()
-while read -r unit; do objs+=("$T/g/$(basename "$unit" .c).o"); done < <(sed -n 's/^  //p' "$G")
-gcc -O2 -fno-semantic-interposition "${PL[@]}" -r -flto -flinker-output=nolto-rel \
-    "${objs[@]}" -o "$T/g/group1.o" 2>"$T/g/link.err" ||
-    fail "the group's incremental LTO link failed: $(head -3 "$T/g/link.err")"
-gcc -fno-lto "$T/g/group1.o" "$T/g/cold.o" -o "$T/g/prog" || fail "the final link failed"
+"$SFDO_BUILD/sfdo-link" --groups "$G" -- gcc -O2 "${PL[@]}" "$T/g/main.o" "$T/g/ops.o" \
+    "$T/g/cold.o" -o "$T/g/prog" 2>"$T/g/link.err" ||
+    fail "sfdo-link failed: $(head -3 "$T/g/link.err")"
+grep -q "group 1: $T/g/main.o $T/g/ops.o joined by an incremental LTO link" "$T/g/link.err" ||
+    fail "sfdo-link did not say what it joined: $(cat "$T/g/link.err")"
+# The program's main, from the linked program.
 calls_to_mix() { objdump -dr "$1" | sed -n '/<main>:/,/^$/p' | grep -cE 'call.*<mix>|R_X86_64_PLT32[[:space:]]+mix-' || true; }
 (( $(calls_to_mix "$T/prog") >= 1 )) || fail "the ordinary build already inlines mix: the test shows nothing"
-(( $(calls_to_mix "$T/g/group1.o") == 0 )) || fail "the grouped build still calls mix from main"
+(( $(calls_to_mix "$T/g/prog") == 0 )) || fail "the grouped build still calls mix from main"
+# An object compiled without -flto is linked as it is, and said so.
+"$SFDO_BUILD/sfdo-link" --groups "$G" -- gcc -O2 "$T/main.o" "$T/g/ops.o" "$T/g/cold.o" \
+    -o "$T/g/prog2" 2>"$T/g/link2.err" || fail "sfdo-link with a plain object failed"
+grep -q "$T/main.o has no LTO IR" "$T/g/link2.err" ||
+    fail "sfdo-link did not say main.o has no LTO IR: $(cat "$T/g/link2.err")"
+cmp -s <("$T/prog") <("$T/g/prog2") || fail "the build with a plain object prints something else"
 cmp -s <("$T/prog") <("$T/g/prog") || fail "the grouped build prints something else"
 echo "$TEST_NAME: main.c and ops.c grouped, ${share}% of the cross-file call weight; mix inlined across them without whole-program LTO"

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -115,6 +116,76 @@ test_file_format (void **state)
   sfdo_groups_release (&g);
 }
 
+/* Write TEXT to a temporary file; its path (malloc'd).  */
+static char *
+temp_with (const char *text)
+{
+  char *path = strdup ("/tmp/sfdo-test-groups.XXXXXX");
+  int fd = mkstemp (path);
+  assert_true (fd >= 0);
+  assert_int_equal (write (fd, text, strlen (text)), (ssize_t) strlen (text));
+  close (fd);
+  return path;
+}
+
+static void
+test_read_back (void **state)
+{
+  (void) state;
+  struct sfdo_groups_pair p[4];
+  struct sfdo_groups g, r;
+  struct sfdo_groups_opts o = { 0.85, 8 };
+  char buf[1024] = { 0 };
+  sfdo_groups_join (names, 5, p, pairs_of (p), 185, &o, &g);
+  FILE *f = fmemopen (buf, sizeof buf - 1, "w");
+  sfdo_groups_write (&g, &o, f);
+  fclose (f);
+  char *path = temp_with (buf);
+  struct sfdo_error err;
+  sfdo_error_clear (&err);
+  assert_int_equal (sfdo_groups_read (path, &r, &err), SFDO_OK);
+  assert_int_equal (r.ngroups, 2);
+  check_group (&r.groups[0], 150, 3, "a.c", "b.c", "c.c");
+  check_group (&r.groups[1], 30, 2, "d.c", "e.c");
+  sfdo_groups_release (&r);
+  sfdo_groups_release (&g);
+  unlink (path);
+  free (path);
+}
+
+static void
+test_read_refuses_what_is_not_a_groups_file (void **state)
+{
+  (void) state;
+  static const struct {
+    const char *text;
+    unsigned line;
+  } bad[] = {
+    { "", 0 },
+    { "group 1 weight 3\n", 1 },
+    { "# sfdo-groups: 1\n  a.c\n", 2 },            /* a unit before a group */
+    { "# sfdo-groups: 1\ngroup x weight 3\n", 2 },
+    { "# sfdo-groups: 1\ngroup 1 weight 3\n a.c\n", 3 },
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+    {
+      char *path = temp_with (bad[i].text);
+      struct sfdo_groups r;
+      struct sfdo_error err;
+      sfdo_error_clear (&err);
+      assert_int_equal (sfdo_groups_read (path, &r, &err), SFDO_E_MALFORMED);
+      assert_int_equal (err.line, bad[i].line);
+      assert_int_equal (r.ngroups, 0);
+      unlink (path);
+      free (path);
+    }
+  struct sfdo_groups r;
+  struct sfdo_error err;
+  sfdo_error_clear (&err);
+  assert_int_equal (sfdo_groups_read ("/nonexistent/g.txt", &r, &err),
+                    SFDO_E_IO);
+}
+
 int
 main (void)
 {
@@ -123,6 +194,8 @@ main (void)
     cmocka_unit_test (test_unit_cap_and_low_cutoff),
     cmocka_unit_test (test_no_cross_calls_no_groups),
     cmocka_unit_test (test_file_format),
+    cmocka_unit_test (test_read_back),
+    cmocka_unit_test (test_read_refuses_what_is_not_a_groups_file),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -1,0 +1,244 @@
+/* lipo/link.c - the grouped link's plan and commands (link.h).  */
+#include "link.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/path.h"
+#include "../common/xalloc.h"
+
+/* --- Objects ----------------------------------------------------------------- */
+
+/* Whether ELF has a section named .gnu.lto_*: GCC's LTO IR.  */
+static int
+has_lto_sections (Elf *elf)
+{
+  size_t shstrndx;
+  Elf_Scn *scn = NULL;
+  if (elf_getshdrstrndx (elf, &shstrndx) != 0)
+    return 0;
+  while ((scn = elf_nextscn (elf, scn)))
+    {
+      GElf_Shdr sh;
+      const char *name = gelf_getshdr (scn, &sh)
+                         ? elf_strptr (elf, shstrndx, sh.sh_name) : NULL;
+      if (name && strncmp (name, ".gnu.lto_", 9) == 0)
+        return 1;
+    }
+  return 0;
+}
+
+/* The name of the first DWARF compile unit of the object at PATH
+   (malloc'd), or NULL.  Through libdwfl, which applies an object's
+   relocations: GCC's DW_AT_name is an offset into .debug_line_str that
+   only a relocation gives.  */
+static char *
+first_unit (const char *path)
+{
+  static const Dwfl_Callbacks offline = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+  };
+  Dwfl *dwfl = dwfl_begin (&offline);
+  Dwfl_Module *mod = NULL;
+  Dwarf_Addr bias;
+  Dwarf *dw = NULL;
+  Dwarf_CU *cu = NULL;
+  Dwarf_Die cudie;
+  const char *name = NULL;
+  if (dwfl)
+    {
+      dwfl_report_begin (dwfl);
+      mod = dwfl_report_offline (dwfl, path, path, -1);
+      dwfl_report_end (dwfl, NULL, NULL);
+    }
+  if (mod)
+    dw = dwfl_module_getdwarf (mod, &bias);
+  if (dw && dwarf_get_units (dw, NULL, &cu, NULL, NULL, &cudie, NULL) == 0)
+    name = dwarf_diename (&cudie);
+  char *copy = name ? sfdo_xstrndup (name, strlen (name)) : NULL;
+  if (dwfl)
+    dwfl_end (dwfl);
+  return copy;
+}
+
+enum sfdo_errc
+sfdo_link_read_object (const char *path, struct sfdo_link_object *o,
+                       struct sfdo_error *err)
+{
+  struct stat st;
+  GElf_Ehdr eh;
+  o->unit = NULL;
+  o->has_lto = 0;
+  o->group = -1;
+  if (stat (path, &st) != 0 || !S_ISREG (st.st_mode))
+    return sfdo_error_sys (err, path, "cannot read the object file");
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return sfdo_error_sys (err, path, "cannot open the object file");
+  elf_version (EV_CURRENT);
+  Elf *elf = elf_begin (fd, ELF_C_READ, NULL);
+  enum sfdo_errc rc = SFDO_OK;
+  if (!elf || !gelf_getehdr (elf, &eh) || eh.e_type != ET_REL)
+    rc = sfdo_error_set (err, SFDO_E_MALFORMED, path, SFDO_NO_OFFSET, 0, 0,
+                         "not an ELF relocatable object (.o)");
+  else
+    {
+      o->has_lto = has_lto_sections (elf);
+      o->unit = first_unit (path);
+    }
+  if (elf)
+    elf_end (elf);
+  close (fd);
+  return rc;
+}
+
+ptrdiff_t
+sfdo_link_group_of (const struct sfdo_groups *g, const char *unit)
+{
+  size_t best = 0, len = strlen (unit);
+  ptrdiff_t found = -1;
+  int tie = 0;
+  for (size_t i = 0; i < g->ngroups; i++)
+    for (size_t k = 0; k < g->groups[i].nunits; k++)
+      {
+        const char *u = g->groups[i].units[k];
+        if (strcmp (u, unit) == 0)
+          return (ptrdiff_t) i;
+        size_t shared = sfdo_shared_path_tail (u, strlen (u), unit, len);
+        if (shared && shared == best && found != (ptrdiff_t) i)
+          tie = 1;
+        else if (shared > best)
+          best = shared, found = (ptrdiff_t) i, tie = 0;
+      }
+  return tie ? -1 : found;
+}
+
+/* --- The plan --------------------------------------------------------------- */
+
+static int
+is_object_arg (const char *a)
+{
+  size_t n = strlen (a);
+  return a[0] != '-' && n > 2 && strcmp (a + n - 2, ".o") == 0;
+}
+
+enum sfdo_errc
+sfdo_link_plan_make (const struct sfdo_groups *g, int argc, char *const *argv,
+                     struct sfdo_link_plan *plan, struct sfdo_error *err)
+{
+  memset (plan, 0, sizeof *plan);
+  plan->objects = sfdo_xcalloc ((size_t) argc + 1, sizeof *plan->objects);
+  for (int i = 1; i < argc; i++)
+    {
+      if (strcmp (argv[i], "-o") == 0)
+        {
+          i++;
+          continue;
+        }
+      if (!is_object_arg (argv[i]))
+        continue;
+      struct sfdo_link_object *o = &plan->objects[plan->nobjects];
+      enum sfdo_errc rc = sfdo_link_read_object (argv[i], o, err);
+      if (rc != SFDO_OK)
+        return rc;
+      o->arg = (size_t) i;
+      o->group = o->unit ? sfdo_link_group_of (g, o->unit) : -1;
+      plan->nobjects++;
+    }
+  return SFDO_OK;
+}
+
+void
+sfdo_link_plan_release (struct sfdo_link_plan *plan)
+{
+  for (size_t i = 0; i < plan->nobjects; i++)
+    free (plan->objects[i].unit);
+  free (plan->objects);
+  memset (plan, 0, sizeof *plan);
+}
+
+/* --- Commands --------------------------------------------------------------- */
+
+/* Whether option A of the link command matters to the group's code:
+   optimisation, code generation, debug information, the plugin.  */
+static int
+is_code_flag (const char *a)
+{
+  if (strncmp (a, "-flto", 5) == 0 || strcmp (a, "-fno-lto") == 0
+      || strcmp (a, "-ffat-lto-objects") == 0)
+    return 0;
+  return strncmp (a, "-O", 2) == 0 || strncmp (a, "-f", 2) == 0
+         || strncmp (a, "-m", 2) == 0 || strncmp (a, "-g", 2) == 0;
+}
+
+/* Whether object O goes into its group's incremental link.  */
+static int
+joins (const struct sfdo_link_object *o, ptrdiff_t group)
+{
+  return o->group == group && o->has_lto;
+}
+
+char **
+sfdo_link_group_command (const struct sfdo_link_plan *plan, int argc,
+                         char *const *argv, ptrdiff_t group, const char *out)
+{
+  size_t members = 0, n = 0;
+  for (size_t i = 0; i < plan->nobjects; i++)
+    members += joins (&plan->objects[i], group);
+  if (members < 2)
+    return NULL;
+  char **cmd = sfdo_xcalloc ((size_t) argc + members + 8, sizeof *cmd);
+  cmd[n++] = argv[0];
+  for (int i = 1; i < argc; i++)
+    if (is_code_flag (argv[i]))
+      cmd[n++] = argv[i];
+  static char *const lto[] = { "-fno-semantic-interposition", "-r", "-flto",
+                               "-flinker-output=nolto-rel" };
+  for (size_t i = 0; i < sizeof lto / sizeof *lto; i++)
+    cmd[n++] = lto[i];
+  for (size_t i = 0; i < plan->nobjects; i++)
+    if (joins (&plan->objects[i], group))
+      cmd[n++] = argv[plan->objects[i].arg];
+  cmd[n++] = "-o";
+  cmd[n++] = (char *) out;
+  return cmd;
+}
+
+char **
+sfdo_link_final_command (const struct sfdo_link_plan *plan, int argc,
+                         char *const *argv, char *const *outs)
+{
+  char **cmd = sfdo_xcalloc ((size_t) argc + 2, sizeof *cmd);
+  size_t n = 0, k = 0;
+  cmd[n++] = argv[0];
+  for (int i = 1; i < argc; i++)
+    {
+      while (k < plan->nobjects && plan->objects[k].arg < (size_t) i)
+        k++;
+      const struct sfdo_link_object *o
+        = k < plan->nobjects && plan->objects[k].arg == (size_t) i
+          ? &plan->objects[k] : NULL;
+      if (!o || o->group < 0 || !outs[o->group] || !o->has_lto)
+        {
+          cmd[n++] = argv[i];
+          continue;
+        }
+      /* The group's object takes its first member's place.  */
+      int first = 1;
+      for (size_t j = 0; j < k; j++)
+        first &= !joins (&plan->objects[j], o->group);
+      if (first)
+        cmd[n++] = outs[o->group];
+    }
+  cmd[n++] = "-fno-lto";
+  return cmd;
+}

@@ -1,0 +1,78 @@
+/* lipo/link.h - the grouped link: module groups (converter/groups.h)
+ * turned into incremental LTO links inside an ordinary link.
+ *
+ * Stage 3 of the pipeline, at link time.  The objects on a link command
+ * line are matched to the groups by their DWARF compile unit (the source
+ * file the compiler was given, what the groups list; the one unit whose
+ * path ends alike when the build names its sources otherwise).  The
+ * objects of a group that carry GCC's LTO IR (compiled -flto
+ * -ffat-lto-objects -fno-semantic-interposition: the last is recorded
+ * with each function, and without it GCC 12 inlines none of them into
+ * another file) are joined by one incremental LTO link,
+ *
+ *     CC FLAGS -fno-semantic-interposition -r -flto
+ *        -flinker-output=nolto-rel OBJECTS -o GROUP.o
+ *
+ * (FLAGS: the command's -O, -f, -m and -g options, the plugin's
+ * included), where GCC 12 inlines across the group's files and keeps
+ * their statics apart (without -fno-semantic-interposition it takes the
+ * group's functions as replaceable at the final link).
+ * The program is then linked as the command says, GROUP.o in place of
+ * the group's objects, with -fno-lto: the fat objects outside groups
+ * link as ordinary code (Debian's GCC would otherwise run whole-program
+ * LTO over them).  Compile cost: each group's files are optimised once
+ * more, together, at link time.
+ *
+ * Depends on converter/groups.h (the file), libelf and libdw.  */
+#ifndef SFDO_LIPO_LINK_H
+#define SFDO_LIPO_LINK_H
+
+#include <stddef.h>
+
+#include "../common/error.h"
+#include "../converter/groups.h"
+
+/* What an object on the command line is to the grouped link.  */
+struct sfdo_link_object {
+  size_t arg;                   /* its index in the command */
+  char *unit;                   /* its first compile unit's name, or NULL */
+  int has_lto;                  /* carries LTO IR (.gnu.lto_ sections) */
+  ptrdiff_t group;              /* index into the groups, or -1 */
+};
+
+/* The compile unit and LTO IR of the object file at PATH into *O.  A
+   file that is not an ELF relocatable object is SFDO_E_MALFORMED.  */
+enum sfdo_errc sfdo_link_read_object (const char *path,
+                                      struct sfdo_link_object *o,
+                                      struct sfdo_error *err);
+
+/* The group of G that lists UNIT (exactly, else the only unit whose path
+   ends in the most components alike), or -1.  */
+ptrdiff_t sfdo_link_group_of (const struct sfdo_groups *g, const char *unit);
+
+/* The plan for the command ARGV (ARGC words, ARGV[0] the compiler):
+   its objects, each with its group.  */
+struct sfdo_link_plan {
+  struct sfdo_link_object *objects;
+  size_t nobjects;
+};
+
+enum sfdo_errc sfdo_link_plan_make (const struct sfdo_groups *g, int argc,
+                                    char *const *argv,
+                                    struct sfdo_link_plan *plan,
+                                    struct sfdo_error *err);
+void sfdo_link_plan_release (struct sfdo_link_plan *plan);
+
+/* The incremental link of group GROUP into OUT: a NULL-terminated argv
+   (malloc'd array, borrowed strings); NULL when fewer than two of its
+   objects carry LTO IR.  */
+char **sfdo_link_group_command (const struct sfdo_link_plan *plan, int argc,
+                                char *const *argv, ptrdiff_t group,
+                                const char *out);
+
+/* The final link: ARGV with each linked group's objects replaced by
+   OUTS[group] (NULL: the group is not linked apart), and -fno-lto.  */
+char **sfdo_link_final_command (const struct sfdo_link_plan *plan, int argc,
+                                char *const *argv, char *const *outs);
+
+#endif
