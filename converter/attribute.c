@@ -290,16 +290,33 @@ copies_in_block (const struct attr_vote *v, size_t n)
    table without is_stmt) is known only through moved code, which can run
    more often than the line did (a store sunk out of a loop's error path
    runs on every exit): it takes its smallest count, and the plugin's
-   block vote finds the block's count in its other statements.  */
+   block vote finds the block's count in its other statements.  A start
+   stacked under another line's row at one address (location views: a
+   zero-length row, which covers no instruction of the line) counts in a
+   block that holds some of the line's instructions (unrolled copies
+   merged into their neighbours), or for a line with no instruction at
+   all; not alone in a block of its own, for GCC stacks such rows at
+   joins too, where the line did not run (demo.c's rare++ on its rare
+   arm has one at the loop's increment, which runs eight times as
+   often).  */
 static uint64_t
 blocks_vote (const struct attr_vote *v, size_t n)
 {
   uint64_t sum = 0, min = UINT64_MAX;
+  int real = 0;
+  for (size_t i = 0; i < n; i++)
+    real |= !v[i].start_only;
   for (size_t i = 0, j; i < n; i = j)
     {
       uint64_t count = 0;
+      int stacked_only = 1;
       for (j = i; j < n && v[j].block == v[i].block; j++)
-        count = v[j].count > count ? v[j].count : count;
+        {
+          count = v[j].count > count ? v[j].count : count;
+          stacked_only &= v[j].start_only;
+        }
+      if (real && stacked_only)
+        continue;
       min = count < min ? count : min;
       sum = sfdo_sat_add (sum, sfdo_sat_mul (count,
                                              copies_in_block (v + i, j - i)));
