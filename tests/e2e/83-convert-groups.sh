@@ -74,4 +74,12 @@ grep -q "$T/main.o has no LTO IR" "$T/g/link2.err" ||
     fail "sfdo-link did not say main.o has no LTO IR: $(cat "$T/g/link2.err")"
 cmp -s <("$T/prog") <("$T/g/prog2") || fail "the build with a plain object prints something else"
 cmp -s <("$T/prog") <("$T/g/prog") || fail "the grouped build prints something else"
+# Usage errors: exit 1, saying what is missing.
+for args in "-- gcc" "--groups $G"; do
+    status=0
+    # shellcheck disable=SC2086
+    "$SFDO_BUILD/sfdo-link" $args 2>"$T/usage.err" || status=$?
+    ((status == 1)) && grep -q "Try 'sfdo-link --help'" "$T/usage.err" ||
+        fail "sfdo-link $args: exit $status, $(head -1 "$T/usage.err")"
+done
 echo "$TEST_NAME: main.c and ops.c grouped, ${share}% of the cross-file call weight; mix inlined across them without whole-program LTO"
