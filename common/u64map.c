@@ -86,6 +86,24 @@ sfdo_u64map_sorted_keys (const struct sfdo_u64map *m)
   return keys;
 }
 
+size_t
+sfdo_first_at_or_after (const void *array, size_t n, size_t size,
+                        uint64_t key)
+{
+  size_t lo = 0, hi = n;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      uint64_t v;
+      memcpy (&v, (const char *) array + mid * size, sizeof v);
+      if (v < key)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
 uint64_t
 sfdo_fnv1a (const char *s, size_t len)
 {

@@ -31,6 +31,12 @@ uint64_t *sfdo_u64map_sorted_keys (const struct sfdo_u64map *m);
    index is sorted by it: its value is part of the file format).  */
 uint64_t sfdo_fnv1a (const char *s, size_t len);
 
+/* The index of the first of the N elements of ARRAY (each SIZE bytes,
+   sorted by a uint64_t first field) whose first field is KEY or more; N
+   if none.  */
+size_t sfdo_first_at_or_after (const void *array, size_t n, size_t size,
+                               uint64_t key);
+
 /* Sort the N values A ascending.  */
 void sfdo_sort_u64 (uint64_t *a, size_t n);
 

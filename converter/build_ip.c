@@ -231,15 +231,7 @@ static const struct call_pair *
 register_evidence (const struct call_pair *v, size_t n, uint64_t call,
                    size_t *k)
 {
-  size_t lo = 0, hi = n;
-  while (lo < hi)
-    {
-      size_t mid = lo + (hi - lo) / 2;
-      if (v[mid].ret < call)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+  size_t lo = sfdo_first_at_or_after (v, n, sizeof *v, call);
   uint64_t samples = 0;
   for (*k = 0; lo + *k < n && v[lo + *k].ret == call; (*k)++)
     samples += v[lo + *k].samples;

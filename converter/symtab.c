@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/u64map.h"
 #include "../common/xalloc.h"
 
 #ifndef DW_AT_GNU_discriminator
@@ -637,16 +638,7 @@ check_file (const char *path, struct sfdo_error *err)
 static size_t
 first_at_or_after (const struct named_addr *a, size_t n, uint64_t vaddr)
 {
-  size_t lo = 0, hi = n;
-  while (lo < hi)
-    {
-      size_t mid = lo + (hi - lo) / 2;
-      if (a[mid].addr < vaddr)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
+  return sfdo_first_at_or_after (a, n, sizeof *a, vaddr);
 }
 
 const char *
@@ -860,18 +852,9 @@ sfdo_symtab_read_only (const struct sfdo_symtab *st, uint64_t vaddr)
 static ptrdiff_t
 last_at_or_below (const void *array, size_t n, size_t size, uint64_t key)
 {
-  size_t lo = 0, hi = n;
-  while (lo < hi)
-    {
-      size_t mid = lo + (hi - lo) / 2;
-      uint64_t v;
-      memcpy (&v, (const char *) array + mid * size, sizeof v);
-      if (v <= key)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return (ptrdiff_t) lo - 1;
+  if (key == UINT64_MAX)
+    return (ptrdiff_t) n - 1;
+  return (ptrdiff_t) sfdo_first_at_or_after (array, n, size, key + 1) - 1;
 }
 
 int
