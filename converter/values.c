@@ -97,25 +97,32 @@ icall_site_at (const struct sfdo_insn_info *info, uint64_t at,
    (GCC computes each target on its own path and joins them), and a
    longer path would draw more samples for its target.  */
 static int
-same_block (struct sfdo_decoder *dec, const struct sfdo_symtab *st,
-            uint64_t lo, uint64_t hi, uint64_t vaddr, uint64_t at)
+same_block (struct sfdo_value_sites *vs, struct sfdo_decoder *dec,
+            const struct sfdo_symtab *st, uint64_t lo, uint64_t hi,
+            uint64_t vaddr, uint64_t at)
 {
   const uint8_t *code;
   size_t len;
-  if (sfdo_symtab_code (st, lo, &code, &len) != 0)
-    return 0;
-  struct sfdo_func_blocks fb;
-  sfdo_decode_function (dec, code, len, lo, hi, &fb);
-  ptrdiff_t b = sfdo_func_blocks_find (&fb, vaddr);
-  int same = b >= 0 && b == sfdo_func_blocks_find (&fb, at);
-  sfdo_func_blocks_release (&fb);
-  return same;
+  uint64_t *slot = sfdo_u64map_get (&vs->func_index, lo);
+  if (!*slot)
+    {
+      if (sfdo_symtab_code (st, lo, &code, &len) != 0)
+        return 0;
+      sfdo_xgrow (&vs->funcs, &vs->cap_funcs, vs->nfuncs + 1,
+                  sizeof *vs->funcs);
+      sfdo_decode_function (dec, code, len, lo, hi, &vs->funcs[vs->nfuncs]);
+      *slot = ++vs->nfuncs;
+    }
+  const struct sfdo_func_blocks *fb = &vs->funcs[*slot - 1];
+  ptrdiff_t b = sfdo_func_blocks_find (fb, vaddr);
+  return b >= 0 && b == sfdo_func_blocks_find (fb, at);
 }
 
 /* Find the site the sample at VADDR sees; 0 if none.  */
 static int
-find_site (struct sfdo_decoder *dec, const struct sfdo_symtab *st,
-           uint64_t vaddr, struct sfdo_value_site *site)
+find_site (struct sfdo_value_sites *vs, struct sfdo_decoder *dec,
+           const struct sfdo_symtab *st, uint64_t vaddr,
+           struct sfdo_value_site *site)
 {
   uint64_t lo, hi;
   const uint8_t *code;
@@ -137,7 +144,7 @@ find_site (struct sfdo_decoder *dec, const struct sfdo_symtab *st,
       if (site_at (st, info, at, written, site))
         return 1;
       if (icall_site_at (info, at, window, n, site))
-        return same_block (dec, st, lo, hi, vaddr, at);
+        return same_block (vs, dec, st, lo, hi, vaddr, at);
       if (info->kind != SFDO_INSN_OTHER || info->div_reg >= 0)
         return 0;
       written |= info->writes;
@@ -151,6 +158,10 @@ sfdo_value_sites_release (struct sfdo_value_sites *vs)
 {
   sfdo_u64map_release (&vs->index);
   free (vs->sites);
+  for (size_t i = 0; i < vs->nfuncs; i++)
+    sfdo_func_blocks_release (&vs->funcs[i]);
+  free (vs->funcs);
+  sfdo_u64map_release (&vs->func_index);
   memset (vs, 0, sizeof *vs);
 }
 
@@ -164,7 +175,7 @@ site_of (struct sfdo_value_sites *vs, const struct sfdo_symtab *st,
     {
       struct sfdo_value_site site;
       *slot = UINT64_MAX;
-      if (dec && find_site (dec, st, vaddr, &site))
+      if (dec && find_site (vs, dec, st, vaddr, &site))
         {
           sfdo_xgrow (&vs->sites, &vs->cap, vs->n + 1, sizeof *vs->sites);
           vs->sites[vs->n++] = site;

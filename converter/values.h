@@ -48,6 +48,11 @@ struct sfdo_value_sites {
                                    UINT64_MAX when no site follows it */
   struct sfdo_value_site *sites;
   size_t n, cap;
+  /* The blocks of the functions with indirect calls sampled before them,
+     each decoded once.  */
+  struct sfdo_u64map func_index;    /* function start -> funcs index + 1 */
+  struct sfdo_func_blocks *funcs;
+  size_t nfuncs, cap_funcs;
 };
 
 void sfdo_value_sites_release (struct sfdo_value_sites *vs);
