@@ -1,6 +1,7 @@
 /* common/path.c - comparing file paths (path.h).  */
 #include "path.h"
 
+#include <stdint.h>
 #include <string.h>
 
 size_t
@@ -31,4 +32,31 @@ sfdo_shared_path_tail (const char *a, size_t alen, const char *b, size_t blen)
       shared++;
       alen = ia, blen = ib;
     }
+}
+
+void
+sfdo_path_pick_init (struct sfdo_path_pick *p, const char *want)
+{
+  *p = (struct sfdo_path_pick) { want, strlen (want), 0, -1, NULL, 0, 0 };
+}
+
+void
+sfdo_path_pick_offer (struct sfdo_path_pick *p, const char *path, size_t len,
+                      ptrdiff_t id)
+{
+  size_t score = len == p->want_len && memcmp (path, p->want, len) == 0
+                 ? SIZE_MAX
+                 : sfdo_shared_path_tail (p->want, p->want_len, path, len);
+  if (!score || score < p->score || (score == p->score && id == p->id))
+    return;
+  p->tie = score == p->score;
+  if (score > p->score)
+    *p = (struct sfdo_path_pick) { p->want, p->want_len, score, id, path, len,
+                                   0 };
+}
+
+ptrdiff_t
+sfdo_path_pick_result (const struct sfdo_path_pick *p)
+{
+  return p->tie ? -1 : p->id;
 }

@@ -104,22 +104,13 @@ sfdo_link_read_object (const char *path, struct sfdo_link_object *o,
 ptrdiff_t
 sfdo_link_group_of (const struct sfdo_groups *g, const char *unit)
 {
-  size_t best = 0, len = strlen (unit);
-  ptrdiff_t found = -1;
-  int tie = 0;
+  struct sfdo_path_pick pick;
+  sfdo_path_pick_init (&pick, unit);
   for (size_t i = 0; i < g->ngroups; i++)
     for (size_t k = 0; k < g->groups[i].nunits; k++)
-      {
-        const char *u = g->groups[i].units[k];
-        if (strcmp (u, unit) == 0)
-          return (ptrdiff_t) i;
-        size_t shared = sfdo_shared_path_tail (u, strlen (u), unit, len);
-        if (shared && shared == best && found != (ptrdiff_t) i)
-          tie = 1;
-        else if (shared > best)
-          best = shared, found = (ptrdiff_t) i, tie = 0;
-      }
-  return tie ? -1 : found;
+      sfdo_path_pick_offer (&pick, g->groups[i].units[k],
+                            strlen (g->groups[i].units[k]), (ptrdiff_t) i);
+  return sfdo_path_pick_result (&pick);
 }
 
 /* --- The plan --------------------------------------------------------------- */

@@ -546,29 +546,13 @@ sfdo_profile_find (struct sfdo_profile *p, const char *name, const char *file,
   return find_in_memory (p, name, file);
 }
 
-/* The best file so far for sfdo_profile_find_static.  */
-struct static_choice {
-  const char *want;
-  size_t want_len;
-  char *best;                   /* a copy */
-  size_t score;
-  int tie;
-};
-
+/* Offer the file FILE (LEN bytes) of a function of the sought name to
+   the choice CTX (the files are distinct: each its own id).  */
 static int
 consider_file (const char *file, size_t len, void *ctx)
 {
-  struct static_choice *c = ctx;
-  size_t score = len ? sfdo_shared_path_tail (c->want, c->want_len, file, len) : 0;
-  if (!score || score < c->score)
-    return 0;
-  c->tie = score == c->score;
-  if (score > c->score)
-    {
-      free (c->best);
-      c->best = sfdo_xstrndup (file, len);
-      c->score = score;
-    }
+  struct sfdo_path_pick *pick = ctx;
+  sfdo_path_pick_offer (pick, file, len, (ptrdiff_t) (uintptr_t) file);
   return 0;
 }
 
@@ -579,11 +563,12 @@ sfdo_profile_find_static (struct sfdo_profile *p, const char *name,
   struct sfdo_prof_func *f = sfdo_profile_find (p, name, file, err);
   if (f || (err && err->code != SFDO_OK) || !file || !*file)
     return f;
-  struct static_choice c = { file, strlen (file), NULL, 0, 0 };
+  struct sfdo_path_pick pick;
+  sfdo_path_pick_init (&pick, file);
   if (p->lazy)
     {
-      if (sfdo_binary_files_of (p, name, consider_file, &c, err) != SFDO_OK)
-        c.tie = 1;
+      if (sfdo_binary_files_of (p, name, consider_file, &pick, err) != SFDO_OK)
+        return NULL;
     }
   else
     {
@@ -592,12 +577,14 @@ sfdo_profile_find_static (struct sfdo_profile *p, const char *name,
         if (p->funcs[i]->name == name_id)
           {
             const char *s = sfdo_profile_str (p, p->funcs[i]->file);
-            consider_file (s, strlen (s), &c);
+            consider_file (s, strlen (s), &pick);
           }
     }
-  if (c.best && !c.tie)
-    f = sfdo_profile_find (p, name, c.best, err);
-  free (c.best);
+  if (sfdo_path_pick_result (&pick) < 0)
+    return NULL;
+  char *best = sfdo_xstrndup (pick.best, pick.best_len);
+  f = sfdo_profile_find (p, name, best, err);
+  free (best);
   return f;
 }
 
