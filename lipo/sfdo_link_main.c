@@ -37,7 +37,8 @@ static const char usage_text[] =
   "it is, and said so.\n"
   "\n"
   "  --groups FILE   the groups file\n"
-  "  --keep-temps    keep the groups' objects (the directory is said)\n"
+  "  --keep-temps    keep the groups' objects (in $TMPDIR, default /tmp;\n"
+  "                  the directory is said)\n"
   "  -q              say nothing but errors\n"
   "  -h, --help      this text (--version: the version)\n"
   "\n"
@@ -124,7 +125,7 @@ link_groups (const struct sfdo_groups *g, const struct sfdo_link_plan *plan,
 {
   for (size_t i = 0; i < g->ngroups; i++)
     {
-      char path[4096];
+      char path[4096 + 32];
       snprintf (path, sizeof path, "%s/group-%zu.o", dir, i + 1);
       char **cmd = sfdo_link_group_command (plan, argc, argv,
                                             (ptrdiff_t) i, path);
@@ -157,7 +158,9 @@ main (int argc, char **argv)
   sfdo_error_clear (&err);
   struct sfdo_groups g;
   struct sfdo_link_plan plan = { 0 };
-  char buf[1024], dir[] = "/tmp/sfdo-link.XXXXXX";
+  char buf[1024], dir[4096];
+  const char *tmp = getenv ("TMPDIR");
+  snprintf (dir, sizeof dir, "%s/sfdo-link.XXXXXX", tmp && *tmp ? tmp : "/tmp");
   if (sfdo_groups_read (o.groups, &g, &err) != SFDO_OK
       || sfdo_link_plan_make (&g, argc, argv, &plan, &err) != SFDO_OK)
     {
@@ -169,7 +172,9 @@ main (int argc, char **argv)
     }
   char **outs = sfdo_xcalloc (g.ngroups + 1, sizeof *outs);
   rc = mkdtemp (dir) ? link_groups (&g, &plan, argc, argv, dir, o.quiet, outs)
-                     : (perror ("sfdo-link: cannot make a directory in /tmp"), 2);
+                     : (fprintf (stderr, "sfdo-link: cannot make the directory "
+                                 "%s for the groups' objects: %s (set TMPDIR)\n",
+                                 dir, strerror (errno)), 2);
   if (rc == 0)
     {
       char **cmd = sfdo_link_final_command (&plan, argc, argv, outs);

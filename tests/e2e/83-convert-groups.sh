@@ -74,6 +74,12 @@ grep -q "$T/main.o has no LTO IR" "$T/g/link2.err" ||
     fail "sfdo-link did not say main.o has no LTO IR: $(cat "$T/g/link2.err")"
 cmp -s <("$T/prog") <("$T/g/prog2") || fail "the build with a plain object prints something else"
 cmp -s <("$T/prog") <("$T/g/prog") || fail "the grouped build prints something else"
+# No directory for the groups' objects: exit 2, saying where it looked.
+status=0
+TMPDIR=$T/none "$SFDO_BUILD/sfdo-link" --groups "$G" -- gcc "$T/g/main.o" "$T/g/ops.o" \
+    "$T/g/cold.o" -o "$T/g/prog3" 2>"$T/tmpdir.err" || status=$?
+((status == 2)) && grep -q "$T/none/sfdo-link.* (set TMPDIR)" "$T/tmpdir.err" ||
+    fail "sfdo-link with a missing TMPDIR: exit $status, $(cat "$T/tmpdir.err")"
 # Usage errors: exit 1, saying what is missing.
 for args in "-- gcc" "--groups $G"; do
     status=0
