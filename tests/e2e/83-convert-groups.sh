@@ -67,6 +67,11 @@ grep -q "group 1: $T/g/main.o $T/g/ops.o joined by an incremental LTO link" "$T/
 calls_to_mix() { objdump -dr "$1" | sed -n '/<main>:/,/^$/p' | grep -cE 'call.*<mix>|R_X86_64_PLT32[[:space:]]+mix-' || true; }
 (( $(calls_to_mix "$T/prog") >= 1 )) || fail "the ordinary build already inlines mix: the test shows nothing"
 (( $(calls_to_mix "$T/g/prog") == 0 )) || fail "the grouped build still calls mix from main"
+# cold.c is in no group: its report stays an ordinary call (linking the
+# fat objects without -fno-lto would run whole-program LTO, which inlines
+# it into main).
+objdump -d "$T/g/prog" | sed -n '/<main>:/,/^$/p' | grep -q 'call.*<report>' ||
+    fail "main no longer calls report: the link ran LTO beyond the group"
 # An object compiled without -flto is linked as it is, and said so.
 "$SFDO_BUILD/sfdo-link" --groups "$G" -- gcc -O2 "$T/main.o" "$T/g/ops.o" "$T/g/cold.o" \
     -o "$T/g/prog2" 2>"$T/g/link2.err" || fail "sfdo-link with a plain object failed"
