@@ -297,40 +297,52 @@ share_out_call (struct ip_builder *ib, uint64_t call, uint64_t count,
     }
 }
 
-/* The call returning to RET: the support of its edges, from the callees
-   seen in callchains, P[0..N) (maybe none), or for an indirect call whose
-   register showed its targets (V, NV), from those.  An indirect call ran
-   as often as its block: split that count among its targets.  Functions
-   in COVERED are left alone.  */
-static void
-take_call_site (struct ip_builder *ib, const struct sfdo_u64map *covered,
-                uint64_t ret, const struct call_pair *p, size_t n,
-                const struct call_pair *v, size_t nv)
+/* The blocks of the function that holds the call returning to RET,
+   decoded into *FB unless *FB holds them already (call sites come in
+   address order: a function's sites one after another); NULL if RET is
+   in no function with code, or in one of COVERED.  */
+static const struct sfdo_func_blocks *
+blocks_of_site (struct ip_builder *ib, const struct sfdo_u64map *covered,
+                uint64_t ret, struct sfdo_func_blocks *fb)
 {
   uint64_t lo, hi;
   const uint8_t *code;
-  size_t len, nseen;
+  size_t len;
   if (sfdo_symtab_function_range (ib->st, ret - 1, &lo, &hi) != 0
-      || (covered && sfdo_u64map_find (covered, lo))
-      || sfdo_symtab_code (ib->st, lo, &code, &len) != 0)
+      || (covered && sfdo_u64map_find (covered, lo)))
+    return NULL;
+  if (fb->ninsns && fb->lo == lo)
+    return fb;
+  if (sfdo_symtab_code (ib->st, lo, &code, &len) != 0)
+    return NULL;
+  sfdo_func_blocks_release (fb);
+  sfdo_decode_function (ib->dec, code, len, lo, hi, fb);
+  return fb;
+}
+
+/* The call returning to RET, in the function whose blocks are FB: the
+   support of its edges, from the callees seen in callchains, P[0..N)
+   (maybe none), or for an indirect call whose register showed its targets
+   (V, NV), from those.  An indirect call ran as often as its block: split
+   that count among its targets.  */
+static void
+take_call_site (struct ip_builder *ib, const struct sfdo_func_blocks *fb,
+                uint64_t ret, const struct call_pair *p, size_t n,
+                const struct call_pair *v, size_t nv)
+{
+  size_t nseen, i = sfdo_func_blocks_insn_from (fb, ret);
+  if (i == 0 || i > fb->ninsns || fb->kinds[i - 1] != SFDO_INSN_CALL)
     return;
-  struct sfdo_func_blocks fb;
-  sfdo_decode_function (ib->dec, code, len, lo, hi, &fb);
-  size_t i = sfdo_func_blocks_insn_from (&fb, ret);
-  if (i > 0 && i <= fb.ninsns && fb.kinds[i - 1] == SFDO_INSN_CALL)
-    {
-      uint64_t call = fb.insn_addrs[i - 1];
-      const struct call_pair *seen
-        = fb.call_targets[i - 1] || !ib->o->ip_counts_instructions ? NULL
-          : register_evidence (v, nv, call, &nseen);
-      if (!seen)
-        seen = p, nseen = n;
-      support_call (ib, call, seen, nseen);
-      if (!fb.call_targets[i - 1])
-        share_out_call (ib, call, block_count_at (ib->t, &fb, i - 1), seen,
-                        nseen);
-    }
-  sfdo_func_blocks_release (&fb);
+  uint64_t call = fb->insn_addrs[i - 1];
+  const struct call_pair *seen
+    = fb->call_targets[i - 1] || !ib->o->ip_counts_instructions ? NULL
+      : register_evidence (v, nv, call, &nseen);
+  if (!seen)
+    seen = p, nseen = n;
+  support_call (ib, call, seen, nseen);
+  if (!fb->call_targets[i - 1])
+    share_out_call (ib, call, block_count_at (ib->t, fb, i - 1), seen,
+                    nseen);
 }
 
 /* The address after the call instruction at CALL; 0 if it does not
@@ -378,6 +390,7 @@ add_indirect_calls (struct ip_builder *ib, const struct sfdo_u64map *covered)
   struct call_pair *p = sorted_pairs (&ib->t->calls, &n);
   struct call_pair *v = sorted_pairs (&ib->t->call_values, &nv);
   uint64_t *rets = call_sites (ib, p, n, v, nv, &nr);
+  struct sfdo_func_blocks fb = { 0 };
   size_t i = 0;
   for (size_t r = 0; r < nr; r++)
     {
@@ -386,9 +399,13 @@ add_indirect_calls (struct ip_builder *ib, const struct sfdo_u64map *covered)
       size_t j = i;
       while (j < n && p[j].ret == rets[r])
         j++;
-      take_call_site (ib, covered, rets[r], p + i, j - i, v, nv);
+      const struct sfdo_func_blocks *site_fb
+        = blocks_of_site (ib, covered, rets[r], &fb);
+      if (site_fb)
+        take_call_site (ib, site_fb, rets[r], p + i, j - i, v, nv);
       i = j;
     }
+  sfdo_func_blocks_release (&fb);
   free (rets);
   free (p);
   free (v);
