@@ -86,17 +86,6 @@ add_pair (struct sfdo_pairmap *pairs, size_t a, size_t b, uint64_t w)
   v->weight = sfdo_sat_add (v->weight, w);
 }
 
-/* How often the inline instance G was entered: its head, else its
-   busiest line.  */
-static uint64_t
-instance_entries (const struct sfdo_prof_func *g)
-{
-  uint64_t n = g->head;
-  for (size_t i = 0; !n && i < g->nlines; i++)
-    n = g->lines[i].count > n ? g->lines[i].count : n;
-  return n;
-}
-
 /* The calls of F (whose code is in unit FROM) and of its inline
    instances into other units, into PAIRS and *CROSS.  */
 static void
@@ -120,7 +109,7 @@ add_calls (const struct units *u, struct sfdo_profile *p,
       const struct sfdo_prof_func *g = f->callsites[i].callee;
       ptrdiff_t to = unit_of (u, sfdo_profile_str (p, g->name),
                               sfdo_profile_str (p, g->file));
-      uint64_t n = instance_entries (g);
+      uint64_t n = sfdo_prof_func_entries (g);
       if (to >= 0 && (size_t) to != from && n)
         {
           add_pair (pairs, from, (size_t) to, n);

@@ -69,10 +69,7 @@ inlinee_entries (const struct sfdo_prof_func *f, gimple *call, unsigned disc,
   inst = sfdo_inlined_callee_profile (f, call, disc, callee);
   if (!inst)
     return false;
-  *entries = inst->head;
-  if (!inst->head)
-    for (size_t i = 0; i < inst->nlines; i++)
-      *entries = MAX (*entries, inst->lines[i].count);
+  *entries = sfdo_prof_func_entries (inst);
   return true;
 }
 

@@ -122,20 +122,6 @@ attach_targets (gcall *call, const struct sfdo_prof_values *h)
 			   entries, n);
 }
 
-/* How often the inline instance G was entered: its head count, or where
-   the converter could not tell entries, its busiest line.  */
-
-static uint64_t
-instance_entries (const struct sfdo_prof_func *g)
-{
-  uint64_t entries = g->head;
-
-  if (!entries)
-    for (size_t i = 0; i < g->nlines; i++)
-      entries = MAX (entries, g->lines[i].count);
-  return entries;
-}
-
 static int
 by_count_desc (const void *a, const void *b)
 {
@@ -165,7 +151,7 @@ attach_instance_targets (const struct sfdo_prof_func *f, gcall *call,
       gcov_type id;
 
       if (c->offset != offset || (c->discriminator && c->discriminator != disc)
-	  || !(count = instance_entries (c->callee))
+	  || !(count = sfdo_prof_func_entries (c->callee))
 	  || !(id = profile_id_of (sfdo_profile_str (sfdo_profile,
 						      c->callee->name))))
 	continue;

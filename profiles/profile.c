@@ -442,6 +442,15 @@ sfdo_prof_func_add_callsite (struct sfdo_prof_func *f, uint32_t offset,
 }
 
 uint64_t
+sfdo_prof_func_entries (const struct sfdo_prof_func *f)
+{
+  uint64_t n = f->head;
+  for (size_t i = 0; !f->head && i < f->nlines; i++)
+    n = f->lines[i].count > n ? f->lines[i].count : n;
+  return n;
+}
+
+uint64_t
 sfdo_prof_func_sum_totals (struct sfdo_prof_func *f)
 {
   uint64_t total = 0;

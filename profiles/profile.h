@@ -308,6 +308,10 @@ void sfdo_prof_func_add (struct sfdo_profile *p, struct sfdo_prof_func *dst,
 /* Set the total of F, and of everything nested in it, to the sum of its
    body counts and its inlinees' totals (saturating); returns F's.  */
 uint64_t sfdo_prof_func_sum_totals (struct sfdo_prof_func *f);
+/* How often F (an inline instance, mostly) was entered: its head count,
+   or where the converter could not tell entries (head 0), its busiest
+   line's count.  */
+uint64_t sfdo_prof_func_entries (const struct sfdo_prof_func *f);
 /* The line (OFFSET, DISCRIMINATOR) of finalized F, or NULL.  */
 const struct sfdo_prof_line *sfdo_prof_func_find_line
   (const struct sfdo_prof_func *f, uint32_t offset, uint32_t discriminator);

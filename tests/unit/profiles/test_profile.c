@@ -772,6 +772,22 @@ test_lazily_opened_binary_loads_everything (void **state)
   sfdo_profile_free (q);
 }
 
+/* An instance's entries: its head, or its busiest line without one.  */
+static void
+test_entries_head_else_busiest_line (void **state)
+{
+  (void) state;
+  struct sfdo_profile *p = sfdo_profile_new ();
+  struct sfdo_prof_func *f = sfdo_profile_add_func (p, S (p, "f"), 0);
+  sfdo_prof_func_add_line (f, 1, 0, 5);
+  sfdo_prof_func_add_line (f, 2, 0, 70);
+  sfdo_prof_func_add_line (f, 3, 0, 9);
+  assert_int_equal (sfdo_prof_func_entries (f), 70);
+  f->head = 4;
+  assert_int_equal (sfdo_prof_func_entries (f), 4);
+  sfdo_profile_free (p);
+}
+
 /* Statics keyed by a file as another build named it: found by the
    longest path tail, in memory and in a lazily opened binary profile.  */
 static void
@@ -1958,6 +1974,7 @@ main (void)
     cmocka_unit_test (test_merge_is_associative),
     cmocka_unit_test (test_merge_unites_header_sets),
     cmocka_unit_test (test_statics_found_by_path_tail),
+    cmocka_unit_test (test_entries_head_else_busiest_line),
     cmocka_unit_test (test_merge_weight_multiplies_every_count),
     cmocka_unit_test (test_merge_saturates_instead_of_wrapping),
     cmocka_unit_test (test_saturated_counts_round_trip),
