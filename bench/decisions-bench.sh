@@ -119,7 +119,7 @@ ladder_args() {
 # flags_of PROG VARIANT: the compiler flags of a variant (on top of -O2).
 flags_of() {
     local p=$1 v=$2 prof=$WORK/prof/$1/sfdo.prof plugin=$BUILD/samplefdo.so
-    local common="-g -fopt-info-optimized=@OBJ@.opt"
+    local common="-g -fopt-info-optimized=@OBJ@.opt -fdump-ipa-profile_estimate=@OBJ@.pe"
     [[ $p == lua ]] && common+=" -D'luai_makeseed(L)=0u'"
     case $v in
         O2) echo "$common" ;;

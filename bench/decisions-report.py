@@ -150,8 +150,11 @@ def main():
                "without -ftracer.")
     out.append("- Decisions (bench/decisions.py): functions in .text.unlikely, "
                "in .text.hot, split into a .cold part; calls inlined (caller, "
-               "callee, position); loops peeled or unrolled; calls promoted; "
-               "values specialised; from the objects and -fopt-info-optimized.")
+               "callee, position); loops peeled or unrolled; indirect calls "
+               "made speculative (caller, target: ipa-profile's speculations "
+               "from its dump, not the profile pass's list of every "
+               "histogram target); values specialised; from the objects, "
+               "-fopt-info-optimized and -fdump-ipa-profile_estimate.")
     out.append("")
     decisions_table(a.work, progs, out)
     ladder_table(a.work, progs, out)

@@ -15,7 +15,15 @@ REF_DIR is the -fprofile-use build.  Decisions, by family:
            "Inlining/Inlined CALLEE into CALLER" (early and IPA inliner, and
            sfdo's replay of the profiled binary's inlining);
   loops    a loop peeled, unrolled or completely unrolled, by position;
-  icall    an indirect or virtual call promoted to a direct one;
+  icall    an indirect or virtual call made speculative to a target:
+           (caller, target) from the ipa profile_estimate dump
+           (-fdump-ipa-profile_estimate=OBJ.pe, "Indirect call ->
+           speculative call"), and type-based speculative
+           devirtualisation from the report.  The profile pass's
+           "Indirect call -> direct call ... (will resolve by
+           ipa-profile)" lists every target of a histogram, at any share,
+           and decides nothing: ipa-profile speculates only on a target
+           of 50% or more at a hot call;
   values   a division or string operation specialised for a value.
 
 For each family and DIR it prints: how many decisions REF_DIR made, the
@@ -38,8 +46,10 @@ INLINE = re.compile(r"Inlin(?:ed|ing) ([^ /]+)/\d+ into ([^ /]+)/\d+")
 LOOP = re.compile(r"(loop with \d+ iterations completely unrolled|"
                   r"loop unrolled|loop peeled|Peeled loop|"
                   r"loop turned into non-loop|completely unrolled)")
-ICALL = re.compile(r"(Indirect call -> (?:direct|speculative) call.*?=> ?"
-                   r"([^ (]+)|speculative devirtualiz)")
+ICALL = re.compile(r"speculatively devirtualizing call in ([^ /]+)(?:/\d+)?"
+                   r" to ([^ /\n]+)")
+SPECULATED = re.compile(r"^Indirect call -> speculative call ([^ /]+)/\d+"
+                        r" => ([^ /]+)/\d+")
 VALUE = re.compile(r"Transformation done: (.*)")
 
 
@@ -94,11 +104,26 @@ def report_decisions(opt):
             continue
         m = ICALL.search(line)
         if m:
-            out["icall"].add((where, strip_clone(m.group(2) or "")))
+            out["icall"].add((strip_clone(m.group(1)),
+                              strip_clone(m.group(2))))
             continue
         m = VALUE.search(line)
         if m:
             out["values"].add((where, m.group(1).strip()))
+    return out
+
+
+def speculated_calls(dump):
+    """The icall decisions of one ipa profile_estimate dump."""
+    out = set()
+    try:
+        lines = open(dump, errors="replace").read().splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        m = SPECULATED.match(line)
+        if m:
+            out.add((strip_clone(m.group(1)), strip_clone(m.group(2))))
     return out
 
 
@@ -109,6 +134,7 @@ def build_decisions(d):
         fam["hotcold"] |= symbol_decisions(obj)
         for f, s in report_decisions(obj[:-2] + ".opt").items():
             fam[f] |= s
+        fam["icall"] |= speculated_calls(obj[:-2] + ".pe")
     return fam
 
 

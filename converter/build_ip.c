@@ -324,19 +324,27 @@ blocks_of_site (struct ip_builder *ib, const struct sfdo_u64map *covered,
    support of its edges, from the callees seen in callchains, P[0..N)
    (maybe none), or for an indirect call whose register showed its targets
    (V, NV), from those.  An indirect call ran as often as its block: split
-   that count among its targets.  */
+   that count among its targets.  An indirect jump whose register showed
+   functions' entries is a tail call (the source's call, as GIMPLE has
+   it), which no callchain can show: its caller's frame is gone.  */
 static void
 take_call_site (struct ip_builder *ib, const struct sfdo_func_blocks *fb,
                 uint64_t ret, const struct call_pair *p, size_t n,
                 const struct call_pair *v, size_t nv)
 {
   size_t nseen, i = sfdo_func_blocks_insn_from (fb, ret);
-  if (i == 0 || i > fb->ninsns || fb->kinds[i - 1] != SFDO_INSN_CALL)
+  if (i == 0 || i > fb->ninsns)
+    return;
+  int tail_jump = fb->kinds[i - 1] == SFDO_INSN_JUMP
+                  && !fb->jump_targets[i - 1];
+  if (fb->kinds[i - 1] != SFDO_INSN_CALL && !tail_jump)
     return;
   uint64_t call = fb->insn_addrs[i - 1];
   const struct call_pair *seen
     = fb->call_targets[i - 1] || !ib->o->ip_counts_instructions ? NULL
       : register_evidence (v, nv, call, &nseen);
+  if (!seen && tail_jump)
+    return;
   if (!seen)
     seen = p, nseen = n;
   support_call (ib, call, seen, nseen);

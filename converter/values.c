@@ -62,7 +62,9 @@ site_at (const struct sfdo_symtab *st, const struct sfdo_insn_info *info,
 }
 
 /* An indirect call INFO at AT through a register (or through a
-   pointer at an offset from one: a vtable slot), reached from the sample
+   pointer at an offset from one: a vtable slot), or an indirect jump that
+   may be a tail call (icall_target keeps only values that are a
+   function's entry, so a switch's jump drops out), reached from the sample
    over the N instructions WINDOW: the register that held its target (or
    the vtable) at the sample, following 64-bit moves back (GCC often copies
    a function pointer into rax just before the call).  0 if another write
@@ -72,7 +74,7 @@ icall_site_at (const struct sfdo_insn_info *info, uint64_t at,
                const struct sfdo_insn_info *window, int n,
                struct sfdo_value_site *site)
 {
-  if (info->kind != SFDO_INSN_CALL
+  if ((info->kind != SFDO_INSN_CALL && info->kind != SFDO_INSN_JUMP)
       || (info->target_reg < 0 && info->target_base < 0))
     return 0;
   int through_memory = info->target_reg < 0;
