@@ -121,16 +121,19 @@ add_branch (struct lbr_builder *lb, uint64_t from, uint64_t to, uint64_t w,
     }
 }
 
-/* Give every instruction of F its count; returns the entry's count.  */
+/* Give every instruction of F its count; returns the entry's count, and
+   into *RAN whether any instruction has one.  */
 static uint64_t
-settle_function (struct lbr_builder *lb, struct lbr_func *f)
+settle_function (struct lbr_builder *lb, struct lbr_func *f, int *ran)
 {
   int64_t running = 0;
   uint64_t entry = 0;
+  *ran = 0;
   for (size_t i = 0; i < f->fb.ninsns; i++)
     {
       running += f->diff[i];
       uint64_t count = running > 0 ? (uint64_t) running : 0;
+      *ran |= count > 0;
       if (i == 0)
         entry = count;
       ptrdiff_t k = sfdo_func_blocks_find (&f->fb, f->fb.insn_addrs[i]);
@@ -139,6 +142,23 @@ settle_function (struct lbr_builder *lb, struct lbr_func *f)
                  count);
     }
   return entry;
+}
+
+/* The head count of a function that ran but whose entry no branch stack
+   held: each record of a stack weighs one share of its sample's period,
+   so an entry seen in none ran fewer times than about one record's
+   weight: half of that, and at least 1, where 0 would tell the plugin
+   nothing and leave the entry to a line shared with a loop (a function
+   called once, whose entry and exit carry its loop's line).  */
+static uint64_t
+unseen_entries (const struct sfdo_tally *t)
+{
+  uint64_t record = UINT64_MAX;
+  for (size_t i = 0; i < t->branches.cap; i++)
+    if (t->branches.a[i] != UINT64_MAX && t->branches.vals[i].count
+        && t->branches.vals[i].weight / t->branches.vals[i].count < record)
+      record = t->branches.vals[i].weight / t->branches.vals[i].count;
+  return record == UINT64_MAX || record < 2 ? 1 : record / 2;
 }
 
 size_t
@@ -157,13 +177,16 @@ sfdo_build_lbr (const struct sfdo_build_opts *o, struct sfdo_symtab *st,
     if (t->branches.a[i] != UINT64_MAX)
       add_branch (&lb, t->branches.a[i], t->branches.b[i],
                   t->branches.vals[i].weight, t->branches.vals[i].count);
+  uint64_t unseen = unseen_entries (t);
   for (size_t i = 0; i < lb.nfuncs; i++)
     {
       struct lbr_func *f = &lb.funcs[i];
-      uint64_t entry = settle_function (&lb, f);
+      int ran;
+      uint64_t entry = settle_function (&lb, f, &ran);
+      uint64_t head = f->head ? f->head : entry ? entry : ran ? unseen : 0;
       struct sfdo_prof_func *pf = attr_function_at (&lb.at, f->fb.lo);
       if (pf)
-        pf->head = sfdo_sat_add (pf->head, f->head ? f->head : entry);
+        pf->head = sfdo_sat_add (pf->head, head);
       if (covered)
         *sfdo_u64map_get (covered, f->fb.lo) = 1;
       sfdo_func_blocks_release (&f->fb);

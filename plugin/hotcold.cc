@@ -7,9 +7,9 @@
    compute_function_frequency).  A sample profile's zero is weaker: a
    block may have run without being sampled.  It is believed when the
    block would have caught several samples had it run as often as the
-   blocks that lead into it: with SFDO_ZERO_EVIDENCE (30) expected samples
-   and none seen, a block that ran on more than a tenth of those entries
-   would have been missed with probability e^-3 (5%).  A block with a
+   blocks that lead into it: with SFDO_ZERO_EVIDENCE (12) expected samples
+   and none seen, a block that ran on a quarter of those entries or more
+   would have been missed with probability e^-3 (5%) at most.  A block with a
    sample of its own never goes cold, whatever the flow solution says.
 
    Functions: the converter lists every function of the profiled binary,

@@ -84,6 +84,9 @@ test_branch_stacks_count_straight_runs (void **state)
   assert_non_null (f);
   /* 20 stacks of 15 runs, each weighing 320 / 16.  */
   assert_int_equal (core_line (f, LOOP_BODY), 20 * 15 * (320 / 16));
+  /* No stack holds the entry: it ran, fewer times than one record
+     weighs; half of that, not 0.  */
+  assert_int_equal (f->head, 320 / 16 / 2);
   assert_true (core_has_mode (r.p, "lbr"));
   assert_false (core_has_mode (r.p, "ip"));
   assert_int_equal (r.stats.lbr_samples, 20);
