@@ -151,10 +151,13 @@ def main():
     out.append("- Decisions (bench/decisions.py): functions in .text.unlikely, "
                "in .text.hot, split into a .cold part; calls inlined (caller, "
                "callee, position); loops peeled or unrolled; indirect calls "
-               "made speculative (caller, target: ipa-profile's speculations "
-               "from its dump, not the profile pass's list of every "
-               "histogram target); values specialised; from the objects, "
-               "-fopt-info-optimized and -fdump-ipa-profile_estimate.")
+               "made speculative (ipa-profile's speculations from its dump, "
+               "not the profile pass's list of every histogram target; "
+               "counted by target, the k-th call made speculative to it, "
+               "since the dump gives no position and names callers after "
+               "early inlining, which differs between the builds); values "
+               "specialised; from the objects, -fopt-info-optimized and "
+               "-fdump-ipa-profile_estimate.")
     out.append("")
     decisions_table(a.work, progs, out)
     ladder_table(a.work, progs, out)

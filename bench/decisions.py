@@ -15,15 +15,18 @@ REF_DIR is the -fprofile-use build.  Decisions, by family:
            "Inlining/Inlined CALLEE into CALLER" (early and IPA inliner, and
            sfdo's replay of the profiled binary's inlining);
   loops    a loop peeled, unrolled or completely unrolled, by position;
-  icall    an indirect or virtual call made speculative to a target:
-           (caller, target) from the ipa profile_estimate dump
-           (-fdump-ipa-profile_estimate=OBJ.pe, "Indirect call ->
-           speculative call"), and type-based speculative
-           devirtualisation from the report.  The profile pass's
-           "Indirect call -> direct call ... (will resolve by
+  icall    an indirect or virtual call made speculative to a target, from
+           the ipa profile_estimate dump (-fdump-ipa-profile_estimate=
+           OBJ.pe, "Indirect call -> speculative call") and type-based
+           speculative devirtualisation from the report.  The profile
+           pass's "Indirect call -> direct call ... (will resolve by
            ipa-profile)" lists every target of a histogram, at any share,
            and decides nothing: ipa-profile speculates only on a target
-           of 50% or more at a hot call;
+           of 50% or more at a hot call.  The dump gives no position, and
+           names the caller as it is after early inlining, which differs
+           between builds (sfdo replays the profiled binary's inlining),
+           so these decisions are counted by target: (target, k) for the
+           k-th call a build made speculative to it;
   values   a division or string operation specialised for a value.
 
 For each family and DIR it prints: how many decisions REF_DIR made, the
@@ -84,6 +87,7 @@ def symbol_decisions(obj):
 def report_decisions(opt):
     """The other families' decisions from one -fopt-info report."""
     out = {f: set() for f in FAMILIES if f != "hotcold"}
+    out["icall_targets"] = []
     try:
         lines = open(opt, errors="replace").read().splitlines()
     except OSError:
@@ -104,8 +108,7 @@ def report_decisions(opt):
             continue
         m = ICALL.search(line)
         if m:
-            out["icall"].add((strip_clone(m.group(1)),
-                              strip_clone(m.group(2))))
+            out["icall_targets"].append(strip_clone(m.group(2)))
             continue
         m = VALUE.search(line)
         if m:
@@ -114,8 +117,9 @@ def report_decisions(opt):
 
 
 def speculated_calls(dump):
-    """The icall decisions of one ipa profile_estimate dump."""
-    out = set()
+    """The targets of the calls one ipa profile_estimate dump made
+    speculative, a target once per call."""
+    out = []
     try:
         lines = open(dump, errors="replace").read().splitlines()
     except OSError:
@@ -123,18 +127,25 @@ def speculated_calls(dump):
     for line in lines:
         m = SPECULATED.match(line)
         if m:
-            out.add((strip_clone(m.group(1)), strip_clone(m.group(2))))
+            out.append(strip_clone(m.group(2)))
     return out
 
 
 def build_decisions(d):
     """Every decision of the build in directory D, by family."""
     fam = {f: set() for f in FAMILIES}
+    targets = []
     for obj in sorted(glob.glob(os.path.join(d, "obj", "*.o"))):
         fam["hotcold"] |= symbol_decisions(obj)
-        for f, s in report_decisions(obj[:-2] + ".opt").items():
+        report = report_decisions(obj[:-2] + ".opt")
+        targets += report.pop("icall_targets")
+        for f, s in report.items():
             fam[f] |= s
-        fam["icall"] |= speculated_calls(obj[:-2] + ".pe")
+        targets += speculated_calls(obj[:-2] + ".pe")
+    seen = {}
+    for t in targets:
+        seen[t] = seen.get(t, 0) + 1
+        fam["icall"].add((t, seen[t]))
     return fam
 
 
