@@ -185,6 +185,33 @@ attr_call (struct attributor *at, uint64_t vaddr, const char *callee,
 }
 
 void
+attr_call_site (struct attributor *at, uint64_t vaddr, const char *callee,
+                struct sfdo_u64map *seen)
+{
+  const struct sfdo_frame *fr;
+  size_t n = sfdo_symtab_lookup (at->symtab, vaddr, &fr), k = 0;
+  if (n == 0)
+    return;
+  while (k + 1 < n && fr[k].line == fr[k].decl_line
+         && same_function (&fr[k], &fr[k + 1]))
+    k++;
+  const char *name = k + 1 < n ? fr[k + 1].function : callee;
+  int64_t off = line_offset (fr[k].line, fr[k].decl_line);
+  if (!name || off < 0)
+    return;
+  struct sfdo_prof_func *f = top_func (at, fr[0].function, fr[0].file);
+  uint32_t id = sfdo_profile_intern_str (at->p, name);
+  uint64_t key[4] = { (uintptr_t) f, (uint64_t) off, fr[k].discriminator, id };
+  uint64_t *slot
+    = sfdo_u64map_get (seen, sfdo_fnv1a ((const char *) key, sizeof key) | 1);
+  if (*slot)
+    return;
+  *slot = 1;
+  sfdo_prof_func_add_value (f, (uint32_t) off, fr[k].discriminator,
+                            SFDO_VALUE_CALL_SITES, id, 1);
+}
+
+void
 attr_value (struct attributor *at, uint64_t vaddr, uint32_t kind,
             uint64_t value, uint64_t count)
 {

@@ -48,6 +48,14 @@ void attr_init (struct attributor *at, struct sfdo_symtab *symtab,
 struct sfdo_prof_func *attr_owner (struct attributor *at, uint64_t vaddr,
                                    uint32_t *offset, uint32_t *disc,
                                    struct sfdo_frame *frame);
+/* Record the call site VADDR shows in its top-level function's profile,
+   as a SFDO_VALUE_CALL_SITES value, once (SEEN holds those recorded): the
+   outermost call inlined there, or failing one, the direct call to CALLEE
+   (NULL: VADDR is no call).  Only the top level: a stale profile is
+   aligned by its function's own calls, and an inline instance made for
+   an anchor would read as one that never ran.  */
+void attr_call_site (struct attributor *at, uint64_t vaddr,
+                     const char *callee, struct sfdo_u64map *seen);
 /* The top-level profile of the function whose entry is at ENTRY, or NULL
    if ENTRY is not a function's first address.  */
 struct sfdo_prof_func *attr_function_at (struct attributor *at,

@@ -4,6 +4,8 @@
 
 #include <stdio.h>
 
+#include "anchors.h"
+#include "blocks.h"
 #include "folded.h"
 #include "unsampled.h"
 #include "values.h"
@@ -81,9 +83,16 @@ complete_functions (const struct sfdo_match *m,
   for (size_t i = 0; i < sfdo_match_nbinaries (m); i++)
     if (sfdo_tally_has_samples (&tallies[i]))
       {
-        const struct sfdo_symtab *st = sfdo_match_binary (m, i)->symtab;
+        struct sfdo_symtab *st = sfdo_match_binary (m, i)->symtab;
         stats->folded_functions += sfdo_split_folded_functions (st, p);
         stats->unsampled_functions += sfdo_add_unsampled_functions (st, &tallies[i], p);
+        struct sfdo_decoder *dec;
+        if (sfdo_decoder_new (sfdo_symtab_machine (st), &dec, NULL) == SFDO_OK)
+          {
+            stats->anchored_functions
+              += sfdo_add_call_anchors (st, dec, p);
+            sfdo_decoder_free (dec);
+          }
       }
   return sfdo_profile_finalize (p, err);
 }

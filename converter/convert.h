@@ -79,6 +79,7 @@ struct sfdo_convert_stats {
   uint64_t functions_smoothed;  /* by the binary-level prepass */
   uint64_t unsampled_functions; /* listed with no counts (never ran) */
   uint64_t folded_functions;    /* bodies shared out among their twins */
+  uint64_t anchored_functions;  /* with their call sites (anchors.h) */
 };
 
 struct sfdo_converter;

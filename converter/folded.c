@@ -50,7 +50,7 @@ scale (struct sfdo_prof_func *f, uint64_t num, uint64_t den)
           = (uint64_t) ((double) f->lines[i].targets[k].count * r);
     }
   for (size_t i = 0; i < f->nvalues; i++)
-    for (size_t k = 0; f->values[i].kind != SFDO_VALUE_CALL_SAMPLES
+    for (size_t k = 0; !sfdo_value_kind_is_unscaled (f->values[i].kind)
                        && k < f->values[i].nentries; k++)
       f->values[i].entries[k].count
         = (uint64_t) ((double) f->values[i].entries[k].count * r);

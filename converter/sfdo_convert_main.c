@@ -395,6 +395,10 @@ print_stats (const struct sfdo_convert_stats *s)
     fprintf (stderr, "sfdo-convert: %llu functions of the binaries caught "
              "no sample: listed with no counts (never ran)\n",
              (unsigned long long) s->unsampled_functions);
+  if (s->anchored_functions)
+    fprintf (stderr, "sfdo-convert: %llu sampled functions' call sites "
+             "recorded (callsites: a later source is aligned by them)\n",
+             (unsigned long long) s->anchored_functions);
 }
 
 /* The raw LBR tallies into PATH, atomically.  */

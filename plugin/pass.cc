@@ -14,7 +14,8 @@
    users and GCC's own tests look for them.
 
    Stages, each over every function with a body:
-     1. the program summary (profile_info) and hot threshold;
+     1. the program summary (profile_info) and hot threshold; profiles
+	of an older source aligned to today's by their call sites;
      2. the counts of inline instances added to their callees' own
 	bodies, then inline replay;
      3. annotation: measured counts, flow, real zeros, counts onto the
@@ -59,6 +60,7 @@
 #include "hotcold.h"
 #include "inline.h"
 #include "loops.h"
+#include "stale.h"
 #include "values.h"
 
 /* Return the length of the clone suffix that ends the LEN bytes of NAME,
@@ -267,6 +269,63 @@ dump_gcc_counts (void)
 	sfdo_fn_counts_free (&c);
 	pop_cfun ();
       }
+}
+
+/* Count in sfdo_stats what aligning NODE's profile found (R).  */
+
+static void
+note_realignment (cgraph_node *node, const struct sfdo_realignment *r)
+{
+  struct sfdo_stats *s = &sfdo_stats;
+  uint64_t all = r->strong + r->weak + r->dropped;
+
+  if (r->fit == SFDO_FIT_EXACT)
+    s->realigned_exact++;
+  else if (r->fit == SFDO_FIT_UNANCHORED)
+    s->realigned_unanchored++;
+  if (r->fit != SFDO_FIT_MOVED)
+    return;
+  s->realigned++;
+  s->moved_strong = sfdo_sat_add (s->moved_strong, r->strong);
+  s->moved_weak = sfdo_sat_add (s->moved_weak, r->weak);
+  s->moved_dropped = sfdo_sat_add (s->moved_dropped, r->dropped);
+  s->realigned_notes.safe_push
+    (xasprintf ("%s: lines moved with %u of its %u call sites; of its "
+		"weight %.1f%% strong, %.1f%% weak, %.1f%% left out",
+		node->asm_name (), r->matched, r->anchors,
+		all ? 100.0 * r->strong / all : 0.0,
+		all ? 100.0 * r->weak / all : 0.0,
+		all ? 100.0 * r->dropped / all : 0.0));
+}
+
+/* Stage 1: profiles of an older source, aligned to today's (stale.h).
+   A moved copy replaces a function's profile for every later stage;
+   MOVED holds the copies, which the caller frees.  */
+
+static void
+realign_stale_profiles (sfdo_extra_map *extra,
+			vec<struct sfdo_prof_func *> *moved)
+{
+  cgraph_node *node;
+
+  if (sfdo_opts.no_realign)
+    return;
+  FOR_EACH_FUNCTION_WITH_GIMPLE_BODY (node)
+    {
+      struct sfdo_prof_func *f, *g;
+      struct sfdo_realignment r;
+      if (!own_body_p (node) || !(f = sfdo_profile_of (node->decl, extra))
+	  || !f->total)
+	continue;
+      push_cfun (DECL_STRUCT_FUNCTION (node->decl));
+      g = sfdo_realign_profile (f, &r);
+      pop_cfun ();
+      note_realignment (node, &r);
+      if (g == f)
+	continue;
+      extra->put (node->decl, g);
+      moved->safe_push (g);
+    }
 }
 
 /* Stage 2: give every callee the counts of the inline instances the
@@ -527,8 +586,11 @@ pass_sfdo::execute (function *)
 {
   hash_set<const struct sfdo_prof_func *> seen;
   auto_vec<sfdo_annotated> annotated;
+  auto_vec<struct sfdo_prof_func *> moved;
   sfdo_extra_map extra;
   cgraph_node *node;
+  unsigned i;
+  struct sfdo_prof_func *copy;
 
   sfdo_stats.ran = true;
   if (sfdo_opts.dump_only)
@@ -537,6 +599,7 @@ pass_sfdo::execute (function *)
       return 0;
     }
   sfdo_install_profile_info ();
+  realign_stale_profiles (&extra, &moved);
   prepare_inlining (&extra);
   FOR_EACH_FUNCTION_WITH_GIMPLE_BODY (node)
     {
@@ -567,6 +630,8 @@ pass_sfdo::execute (function *)
     }
   del_node_map ();
   handle_missing_profiles ();
+  FOR_EACH_VEC_ELT (moved, i, copy)
+    sfdo_prof_func_free (copy);
   return 0;
 }
 

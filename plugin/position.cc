@@ -70,6 +70,20 @@ inline_stack (gimple *stmt, vec<sfdo_frame_loc> *stack)
   return true;
 }
 
+bool
+sfdo_outer_position (gimple *stmt, int64_t *offset, tree *inlined)
+{
+  auto_vec<sfdo_frame_loc, 8> stack;
+  unsigned n;
+
+  if (!inline_stack (stmt, &stack))
+    return false;
+  n = stack.length ();
+  *offset = sfdo_line_offset (current_function_decl, stack[n - 1].locus);
+  *inlined = n >= 2 ? stack[n - 2].decl : NULL_TREE;
+  return *offset >= 0;
+}
+
 char *
 sfdo_dwarf_profile_name (tree decl)
 {

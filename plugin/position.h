@@ -23,6 +23,12 @@ char *sfdo_dwarf_profile_name (tree decl);
    declaration (then the profile cannot hold it).  */
 int64_t sfdo_line_offset (tree decl, location_t locus);
 
+/* Where STMT sits in the current function's own lines: into *OFFSET its
+   line offset, or for a statement of an inlined callee the offset of the
+   call it was inlined by, and into *INLINED that callee (NULL_TREE for a
+   statement of the function's own); false when STMT has no location.  */
+bool sfdo_outer_position (gimple *stmt, int64_t *offset, tree *inlined);
+
 /* The profile of STMT's innermost inline frame, following STMT's inline
    stack from F (the current function's profile), and STMT's line offset
    there in *OFFSET; NULL if the profile does not know the position.  */

@@ -56,13 +56,15 @@ static struct plugin_info sfdo_plugin_info =
   "  -fplugin-arg-samplefdo-quality=afdo|adjusted|precise\n"
   "                                       how GCC is told to trust counts\n"
   "  -fplugin-arg-samplefdo-vote=max|mean how a block's statements vote\n"
+  "  -fplugin-arg-samplefdo-no-realign    use a stale profile's lines as\n"
+  "      they are, not moved with its call sites\n"
   "  -fplugin-arg-samplefdo-dump=FILE     append every block's counts\n"
   "  -fplugin-arg-samplefdo-dump-only     change nothing; dump GCC's counts"
 };
 
 struct sfdo_options sfdo_opts = { NULL, false, SFDO_VOTE_MAX,
 				  SFDO_QUALITY_ADJUSTED, { false }, false,
-				  NULL, NULL };
+				  false, NULL, NULL };
 struct sfdo_profile *sfdo_profile;
 struct sfdo_stats sfdo_stats;
 
@@ -110,6 +112,43 @@ release_stats (void)
   FOR_EACH_VEC_ELT (sfdo_stats.unmatched_names, i, name)
     free (name);
   sfdo_stats.unmatched_names.release ();
+  FOR_EACH_VEC_ELT (sfdo_stats.realigned_notes, i, name)
+    free (name);
+  sfdo_stats.realigned_notes.release ();
+  sfdo_stats.realigned = sfdo_stats.realigned_exact = 0;
+  sfdo_stats.realigned_unanchored = 0;
+  sfdo_stats.moved_strong = sfdo_stats.moved_weak = 0;
+  sfdo_stats.moved_dropped = 0;
+}
+
+/* One line on stderr when this unit's profile came from an older source:
+   how many functions' lines moved with their call sites, and the share
+   of their weight that moved strongly, weakly or was left out; under
+   verbose, a line per function.  */
+
+static void
+print_realignment (void)
+{
+  const struct sfdo_stats *s = &sfdo_stats;
+  uint64_t all = s->moved_strong + s->moved_weak + s->moved_dropped;
+  unsigned i;
+  char *note;
+
+  if (!s->realigned)
+    return;
+  fprintf (stderr, "%s: %s: stale profile: %u functions' lines moved "
+	   "with their call sites (of their weight: %.1f%% kept its "
+	   "distance from an anchor, %.1f%% moved in proportion, %.1f%% left "
+	   "out); %u functions matched as they were, %u had no call site "
+	   "to align by\n", SFDO_PLUGIN_NAME, main_input_filename,
+	   s->realigned, all ? 100.0 * s->moved_strong / all : 0.0,
+	   all ? 100.0 * s->moved_weak / all : 0.0,
+	   all ? 100.0 * s->moved_dropped / all : 0.0, s->realigned_exact,
+	   s->realigned_unanchored);
+  if (sfdo_opts.verbose)
+    FOR_EACH_VEC_ELT (s->realigned_notes, i, note)
+      fprintf (stderr, "%s: %s: %s\n", SFDO_PLUGIN_NAME,
+	       main_input_filename, note);
 }
 
 /* Under verbose, what the unit found, on stderr.  */
@@ -163,6 +202,8 @@ sfdo_finish_unit (void *gcc_data ATTRIBUTE_UNUSED,
   unsigned i;
   char *name;
 
+  if (sfdo_stats.ran && !seen_error ())
+    print_realignment ();
   if (sfdo_stats.ran && !seen_error () && sfdo_opts.verbose)
     {
       print_stats ();
@@ -226,6 +267,8 @@ parse_plugin_arg (const char *base, const char *key, const char *value)
     sfdo_opts.dump_path = value;
   else if (strcmp (key, "dump-only") == 0 && !value)
     sfdo_opts.dump_only = true;
+  else if (strcmp (key, "no-realign") == 0 && !value)
+    sfdo_opts.no_realign = true;
   else if (startswith (key, "no-") && !value)
     {
       int i;
@@ -244,7 +287,7 @@ bad:
   error_at (UNKNOWN_LOCATION,
 	    "%s: bad argument %<-fplugin-arg-%s-%s%s%s%>; known are "
 	    "%<profile=FILE%>, %<verbose%>, %<no-hotcold%>, %<no-inline%>, "
-	    "%<no-loops%>, %<no-icall%>, %<no-values%>, "
+	    "%<no-loops%>, %<no-icall%>, %<no-values%>, %<no-realign%>, "
 	    "%<quality=afdo|adjusted|precise%>, %<vote=max|mean%>, "
 	    "%<dump=FILE%> and %<dump-only%>", SFDO_PLUGIN_NAME, base, key,
 	    value ? "=" : "", value ? value : "");

@@ -9,6 +9,8 @@
 		   functions with the profile and running the stages below
      position.cc   where a statement sits in the profile (inline stack,
 		   line offset, discriminator)
+     stale.cc      a profile of an older source aligned to today's by
+		   its call sites
      annotate.cc   measured block counts, smoothed by minimum-cost flow
      counts.cc     the count policy: quality, scale, real zeros, the
 		   program summary (profile_info), the consistency check
@@ -61,6 +63,8 @@ struct sfdo_options
   enum sfdo_block_vote vote;
   enum sfdo_quality quality;
   bool family_off[SFDO_NFAMILIES];
+  /* Leave stale profiles unaligned (no-realign): for comparison.  */
+  bool no_realign;
   /* Change nothing; dump GCC's own counts.  */
   bool dump_only;
   const char *dump_path;
@@ -104,6 +108,12 @@ struct sfdo_stats
   unsigned loop_estimates;
   unsigned icall_histograms, value_histograms;
   unsigned inconsistent_blocks;
+  /* Profiles from an older source (stale.h): functions whose lines moved
+     with their call-site anchors, the profile weight moved strongly,
+     weakly and left out, and the details for verbose.  */
+  unsigned realigned, realigned_exact, realigned_unanchored;
+  uint64_t moved_strong, moved_weak, moved_dropped;
+  vec<char *> realigned_notes;
 };
 
 extern struct sfdo_stats sfdo_stats;

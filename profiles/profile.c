@@ -632,6 +632,7 @@ const char *
 sfdo_prof_value_kind_name (uint32_t kind)
 {
   static const char *const names[SFDO_VALUE_NKINDS]
-    = { "icall", "divmod", "memsize", "quotient", "align", "callsamples" };
+    = { "icall", "divmod", "memsize", "quotient", "align", "callsamples",
+        "callsites" };
   return kind < SFDO_VALUE_NKINDS ? names[kind] : NULL;
 }

@@ -51,14 +51,28 @@ enum sfdo_prof_value_kind {
   SFDO_VALUE_CALL_SAMPLES = 5,  /* the samples that showed each callee of a
                               call site (the support of its call edges);
                               values are string ids */
-  SFDO_VALUE_NKINDS = 6
+  SFDO_VALUE_CALL_SITES = 6,    /* the profiled binary calls each callee
+                              here (a call or an inlined call): the
+                              source's shape, which a later build aligns a
+                              stale profile by; values are string ids,
+                              counts the binaries that had it */
+  SFDO_VALUE_NKINDS = 7
 };
+
+/* Whether the counts of histograms of KIND are not estimated executions
+   (samples, binaries), so that a weighted merge adds them unweighted.  */
+static inline int
+sfdo_value_kind_is_unscaled (uint32_t kind)
+{
+  return kind == SFDO_VALUE_CALL_SAMPLES || kind == SFDO_VALUE_CALL_SITES;
+}
 
 /* Whether the values of histograms of KIND are string ids (names).  */
 static inline int
 sfdo_value_kind_is_name (uint32_t kind)
 {
-  return kind == SFDO_VALUE_ICALL || kind == SFDO_VALUE_CALL_SAMPLES;
+  return kind == SFDO_VALUE_ICALL || kind == SFDO_VALUE_CALL_SAMPLES
+         || kind == SFDO_VALUE_CALL_SITES;
 }
 
 enum sfdo_prof_encoding {
@@ -298,6 +312,28 @@ struct sfdo_prof_func *sfdo_prof_func_add_callsite (struct sfdo_prof_func *f,
                                                     uint32_t discriminator,
                                                     uint32_t name,
                                                     uint32_t file);
+/* How a function's line offsets move from an older source to a newer:
+   TO (OFFSET, CTX) gives the new offset, or -1 for a line the newer
+   source does not have.  */
+struct sfdo_offset_move {
+  int64_t (*to) (uint32_t offset, void *ctx);
+  void *ctx;
+};
+
+/* A copy of SRC, a function of profile P, whose own records (body lines,
+   value histograms, inlined callsites; not its inlinees' records, whose
+   offsets count from their own declarations) sit where MOVE takes them,
+   those it leaves out dropped; records moved onto one position are
+   merged as a profile's duplicates are (counts add).  Its total and head
+   stay SRC's: the function ran as much, wherever its lines went.  Not
+   added to P: free it with sfdo_prof_func_free.  */
+struct sfdo_prof_func *
+sfdo_prof_func_copy_moved (struct sfdo_profile *p,
+                           const struct sfdo_prof_func *src,
+                           const struct sfdo_offset_move *move);
+/* Free F and everything nested in it (a function no profile holds).  */
+void sfdo_prof_func_free (struct sfdo_prof_func *f);
+
 /* Add a copy of everything SRC counts (body, values, inlinees, total,
    head) into DST, both functions of profile P; DST keeps its name and
    file and is in canonical order on return.  For a callee that the

@@ -83,7 +83,6 @@ enum sfdo_errc sfdo_profile_check_strings (const struct sfdo_profile *p,
 uint32_t sfdo_profile_lookup_id (const struct sfdo_profile *p, const char *s,
                                  size_t len);
 struct sfdo_prof_func *sfdo_prof_func_new (uint32_t name, uint32_t file);
-void sfdo_prof_func_free (struct sfdo_prof_func *f);
 /* Sort and coalesce F and everything nested in it.  */
 void sfdo_prof_func_finalize (const struct sfdo_profile *p,
                               struct sfdo_prof_func *f);

@@ -341,10 +341,19 @@ sfdo_profile_finalize (struct sfdo_profile *p, struct sfdo_error *err)
 
 /* --- Merge ------------------------------------------------------------------- */
 
-/* A copy of SRC (of profile PS) owned by profile PD, counts times W.  */
+/* Where MOVE takes OFFSET: itself without a move, -1 to leave it out.  */
+static int64_t
+moved (const struct sfdo_offset_move *move, uint32_t offset)
+{
+  return move ? move->to (offset, move->ctx) : (int64_t) offset;
+}
+
+/* A copy of SRC (of profile PS) owned by profile PD, counts times W, its
+   own positions (not its inlinees') moved by MOVE when not NULL.  */
 static struct sfdo_prof_func *
-copy_func (struct sfdo_profile *pd, const struct sfdo_profile *ps,
-           const struct sfdo_prof_func *src, uint64_t w)
+copy_func_moved (struct sfdo_profile *pd, const struct sfdo_profile *ps,
+                 const struct sfdo_prof_func *src, uint64_t w,
+                 const struct sfdo_offset_move *move)
 {
 #define REMAP(id) sfdo_profile_intern (pd, ps->strs[id].s, ps->strs[id].len)
   struct sfdo_prof_func *f = sfdo_prof_func_new (REMAP (src->name),
@@ -353,11 +362,14 @@ copy_func (struct sfdo_profile *pd, const struct sfdo_profile *ps,
   f->head = sfdo_sat_mul (src->head, w);
   f->checksum = src->checksum;
   f->has_checksum = src->has_checksum;
+  int64_t to;
   for (size_t i = 0; i < src->nlines; i++)
     {
       const struct sfdo_prof_line *sl = &src->lines[i];
+      if ((to = moved (move, sl->offset)) < 0)
+        continue;
       struct sfdo_prof_line *l
-        = sfdo_prof_func_add_line (f, sl->offset, sl->discriminator,
+        = sfdo_prof_func_add_line (f, (uint32_t) to, sl->discriminator,
                                    sfdo_sat_mul (sl->count, w));
       for (size_t k = 0; k < sl->ntargets; k++)
         sfdo_prof_line_add_target (l, REMAP (sl->targets[k].name),
@@ -366,30 +378,52 @@ copy_func (struct sfdo_profile *pd, const struct sfdo_profile *ps,
   for (size_t i = 0; i < src->nvalues; i++)
     {
       const struct sfdo_prof_values *v = &src->values[i];
+      if ((to = moved (move, v->offset)) < 0)
+        continue;
       for (size_t k = 0; k < v->nentries; k++)
         {
           uint64_t value = v->entries[k].value;
           if (sfdo_value_kind_is_name (v->kind))
             value = REMAP ((uint32_t) value);
           /* Supporting samples are samples whatever the weight.  */
-          uint64_t n = v->kind == SFDO_VALUE_CALL_SAMPLES
+          uint64_t n = sfdo_value_kind_is_unscaled (v->kind)
                        ? v->entries[k].count
                        : sfdo_sat_mul (v->entries[k].count, w);
-          sfdo_prof_func_add_value (f, v->offset, v->discriminator, v->kind,
-                                    value, n);
+          sfdo_prof_func_add_value (f, (uint32_t) to, v->discriminator,
+                                    v->kind, value, n);
         }
     }
   for (size_t i = 0; i < src->ncallsites; i++)
     {
       const struct sfdo_prof_callsite *c = &src->callsites[i];
+      if ((to = moved (move, c->offset)) < 0)
+        continue;
       sfdo_xgrow (&f->callsites, &f->cap_callsites, f->ncallsites + 1,
                   sizeof *f->callsites);
-      f->callsites[f->ncallsites].offset = c->offset;
+      f->callsites[f->ncallsites].offset = (uint32_t) to;
       f->callsites[f->ncallsites].discriminator = c->discriminator;
-      f->callsites[f->ncallsites++].callee = copy_func (pd, ps, c->callee, w);
+      f->callsites[f->ncallsites++].callee
+        = copy_func_moved (pd, ps, c->callee, w, NULL);
     }
   return f;
 #undef REMAP
+}
+
+static struct sfdo_prof_func *
+copy_func (struct sfdo_profile *pd, const struct sfdo_profile *ps,
+           const struct sfdo_prof_func *src, uint64_t w)
+{
+  return copy_func_moved (pd, ps, src, w, NULL);
+}
+
+struct sfdo_prof_func *
+sfdo_prof_func_copy_moved (struct sfdo_profile *p,
+                           const struct sfdo_prof_func *src,
+                           const struct sfdo_offset_move *move)
+{
+  struct sfdo_prof_func *f = copy_func_moved (p, p, src, 1, move);
+  sfdo_prof_func_finalize (p, f);
+  return f;
 }
 
 void

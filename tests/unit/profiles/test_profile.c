@@ -223,6 +223,8 @@ build_main (struct sfdo_profile *p)
                             3);
   sfdo_prof_func_add_value (f, 4, 2, SFDO_VALUE_CALL_SAMPLES,
                             S (p, "compute"), 24);
+  sfdo_prof_func_add_value (f, 4, 2, SFDO_VALUE_CALL_SITES, S (p, "helper"),
+                            1);
   build_sum_array (p, f);
   avg = sfdo_prof_func_add_callsite (f, 5, 0, S (p, "avg"), 0);
   avg->total = 7;
@@ -367,7 +369,7 @@ check_rich_main_body (struct sfdo_profile *p, const struct sfdo_prof_func *f)
 static void
 check_rich_main_values (struct sfdo_profile *p, const struct sfdo_prof_func *f)
 {
-  assert_int_equal (f->nvalues, 6);
+  assert_int_equal (f->nvalues, 7);
   check_site (&f->values[0], 4, 2, SFDO_VALUE_ICALL, 2);
   check_icall (p, &f->values[0], 0, "compute", 80000);
   check_icall (p, &f->values[0], 1, "helper", 10000);
@@ -382,12 +384,15 @@ check_rich_main_values (struct sfdo_profile *p, const struct sfdo_prof_func *f)
   check_site (&f->values[3], 4, 2, SFDO_VALUE_CALL_SAMPLES, 2);
   check_icall (p, &f->values[3], 0, "compute", 24);
   check_icall (p, &f->values[3], 1, "helper", 3);
-  check_site (&f->values[4], 7, 0, SFDO_VALUE_MEMSIZE, 2);
-  check_entry (&f->values[4], 0, 64, 100);
-  check_entry (&f->values[4], 1, (uint64_t) 1 << 40, 3);
-  check_site (&f->values[5], 7, 0, SFDO_VALUE_ALIGN, 2);
-  check_entry (&f->values[5], 0, 16, 90);
-  check_entry (&f->values[5], 1, 4096, 13);
+  /* The call sites the source has there: names too.  */
+  check_site (&f->values[4], 4, 2, SFDO_VALUE_CALL_SITES, 1);
+  check_icall (p, &f->values[4], 0, "helper", 1);
+  check_site (&f->values[5], 7, 0, SFDO_VALUE_MEMSIZE, 2);
+  check_entry (&f->values[5], 0, 64, 100);
+  check_entry (&f->values[5], 1, (uint64_t) 1 << 40, 3);
+  check_site (&f->values[6], 7, 0, SFDO_VALUE_ALIGN, 2);
+  check_entry (&f->values[6], 0, 16, 90);
+  check_entry (&f->values[6], 1, 4096, 13);
 }
 
 static void
@@ -1284,7 +1289,9 @@ check_tripled (struct sfdo_profile *p)
   check_entry (&f->values[2], 0, 2, 180);
   /* Supporting samples are not weighted.  */
   check_icall (p, &f->values[3], 0, "compute", 24);
-  check_entry (&f->values[4], 0, 64, 300);
+  /* Nor are call sites: one binary had one.  */
+  check_icall (p, &f->values[4], 0, "helper", 1);
+  check_entry (&f->values[5], 0, 64, 300);
   struct sfdo_prof_func *sa = f->callsites[1].callee;
   assert_int_equal (sa->total, 3 * 1641010);
   assert_int_equal (sa->head, 15);
@@ -1359,6 +1366,52 @@ test_saturated_counts_round_trip (void **state)
   sfdo_profile_free (b);
 }
 
+/* Offsets 3 and 4 move down by 2, 7 is gone, 0 stays: main's lines,
+   values and callsites follow; its inlinees' own records do not.  */
+static int64_t
+move_down_two (uint32_t offset, void *ctx)
+{
+  (void) ctx;
+  return offset == 7 ? -1 : offset >= 3 ? (int64_t) offset + 2 : offset;
+}
+
+static void
+test_copy_moved_moves_own_records_only (void **state)
+{
+  (void) state;
+  struct sfdo_profile *p = sfdo_profile_new ();
+  struct sfdo_error err = no_error ();
+  build_main (p);
+  assert_int_equal (sfdo_profile_finalize (p, &err), SFDO_OK);
+  const struct sfdo_prof_func *f = func_at (p, 0);
+  struct sfdo_offset_move move = { move_down_two, NULL };
+  struct sfdo_prof_func *g = sfdo_prof_func_copy_moved (p, f, &move);
+  assert_int_equal (g->total, f->total);
+  assert_int_equal (g->head, f->head);
+  assert_int_equal (g->nlines, 3);
+  check_line (p, g, 0, 0, 0, 1);
+  check_line (p, g, 1, 5, 0, 100000);
+  check_line (p, g, 2, 6, 2, 90000);
+  check_target (p, &g->lines[2], 0, "compute", 80000);
+  /* The values at 7 (memsize, align) are left out with their line.  */
+  assert_int_equal (g->nvalues, 5);
+  check_site (&g->values[0], 6, 2, SFDO_VALUE_ICALL, 2);
+  check_site (&g->values[4], 6, 2, SFDO_VALUE_CALL_SITES, 1);
+  assert_int_equal (g->ncallsites, f->ncallsites);
+  for (size_t i = 0; i < g->ncallsites; i++)
+    {
+      uint32_t want = f->callsites[i].offset;
+      assert_int_equal (g->callsites[i].offset, want >= 3 ? want + 2 : want);
+      const struct sfdo_prof_func *a = f->callsites[i].callee;
+      const struct sfdo_prof_func *b = g->callsites[i].callee;
+      assert_int_equal (b->nlines, a->nlines);
+      for (size_t k = 0; k < a->nlines; k++)
+        assert_int_equal (b->lines[k].offset, a->lines[k].offset);
+    }
+  sfdo_prof_func_free (g);
+  sfdo_profile_free (p);
+}
+
 /* Everything of build_rich(), added twice and finalized: all doubled.  */
 static void
 test_finalize_coalesces_duplicates (void **state)
@@ -1378,7 +1431,7 @@ test_finalize_coalesces_duplicates (void **state)
   check_line (p, f, 2, 4, 2, 180000);
   assert_int_equal (f->lines[2].ntargets, 2);
   check_target (p, &f->lines[2], 0, "compute", 160000);
-  assert_int_equal (f->nvalues, 6);
+  assert_int_equal (f->nvalues, 7);
   check_entry (&f->values[1], 1, (uint64_t) -3, 40000);
   assert_int_equal (f->ncallsites, 2);
   struct sfdo_prof_func *leaf
@@ -1979,6 +2032,7 @@ main (void)
     cmocka_unit_test (test_merge_saturates_instead_of_wrapping),
     cmocka_unit_test (test_saturated_counts_round_trip),
     cmocka_unit_test (test_finalize_coalesces_duplicates),
+    cmocka_unit_test (test_copy_moved_moves_own_records_only),
     cmocka_unit_test (test_reader_coalesces_duplicates),
     cmocka_unit_test (test_profile_total_saturates),
     cmocka_unit_test (test_overlap_of_a_profile_with_itself_is_one),

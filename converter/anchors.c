@@ -1,0 +1,68 @@
+/* converter/anchors.c - call sites of the sampled functions (anchors.h).  */
+#include "anchors.h"
+
+#include <stdint.h>
+
+#include "../common/u64map.h"
+#include "../profiles/profile.h"
+#include "attribute.h"
+#include "blocks.h"
+#include "symtab.h"
+
+/* Whether P holds function NAME of FILE (NULL: global) with samples.  */
+static int
+sampled (struct sfdo_profile *p, const char *name, const char *file)
+{
+  struct sfdo_error err;
+  sfdo_error_clear (&err);
+  const struct sfdo_prof_func *f = sfdo_profile_find (p, name, file, &err);
+  return f && f->total > 0;
+}
+
+/* The call sites of the function whose code is [LO, HI).  */
+static void
+anchor_function (struct attributor *at, struct sfdo_decoder *dec,
+                 uint64_t lo, uint64_t hi, struct sfdo_u64map *seen)
+{
+  const uint8_t *code;
+  size_t len;
+  if (sfdo_symtab_code (at->symtab, lo, &code, &len) != 0)
+    return;
+  struct sfdo_func_blocks fb;
+  sfdo_decode_function (dec, code, len, lo, hi, &fb);
+  for (size_t i = 0; i < fb.ninsns; i++)
+    {
+      uint64_t addr = fb.insn_addrs[i];
+      const char *callee = fb.kinds[i] == SFDO_INSN_CALL && fb.call_targets[i]
+                           ? attr_callee_name (at, addr, fb.call_targets[i])
+                           : NULL;
+      attr_call_site (at, addr, callee, seen);
+    }
+  sfdo_func_blocks_release (&fb);
+}
+
+size_t
+sfdo_add_call_anchors (struct sfdo_symtab *st, struct sfdo_decoder *dec,
+                       struct sfdo_profile *p)
+{
+  struct attributor at;
+  struct sfdo_u64map seen = { 0 };
+  size_t anchored = 0;
+  attr_init (&at, st, p, SFDO_LINE_MAX);
+  for (size_t i = 0; i < sfdo_symtab_nfunctions (st); i++)
+    {
+      uint64_t lo, start, hi;
+      const char *name, *file;
+      sfdo_symtab_function (st, i, &lo, &name, &file);
+      if (!sampled (p, name, file)
+          || sfdo_symtab_function_range (st, lo, &start, &hi) != 0
+          || start != lo)
+        continue;
+      size_t before = seen.n;
+      anchor_function (&at, dec, lo, hi, &seen);
+      anchored += seen.n > before;
+    }
+  attr_finish (&at);
+  sfdo_u64map_release (&seen);
+  return anchored;
+}

@@ -1,0 +1,39 @@
+/* plugin/stale.h - a profile from an older source, aligned to today's.
+
+   Line offsets count from a function's declaration, so edits above a
+   function leave its profile fitting; an edit inside it moves every later
+   line.  The profile records where the profiled binary called what
+   (SFDO_VALUE_CALL_SITES and its inline instances, converter/anchors.h);
+   today's body calls mostly the same functions in the same order.  The
+   two sequences are aligned by callee name, and the profile's lines move
+   with the anchors they lie between (stale.cc says how).  */
+
+#ifndef SFDO_PLUGIN_STALE_H
+#define SFDO_PLUGIN_STALE_H
+
+/* How a function's profile met today's body.  */
+enum sfdo_fit
+{
+  SFDO_FIT_EXACT,	/* every matched anchor where it was */
+  SFDO_FIT_MOVED,	/* lines moved with the anchors */
+  SFDO_FIT_UNANCHORED	/* no anchor to go by: the profile as it is */
+};
+
+/* What aligning a function's profile found.  */
+struct sfdo_realignment
+{
+  enum sfdo_fit fit;
+  unsigned anchors, matched;	/* the profile's anchors, and how many
+				   today's body has in the same order */
+  uint64_t strong, weak, dropped;	/* weight of the lines moved where the
+				   stretch between their anchors kept its
+				   length, moved in proportion, left out */
+};
+
+/* F, the profile of the current function, aligned to its body: F itself
+   when it fits as it is (or nothing can tell), else a moved copy the
+   caller frees with sfdo_prof_func_free.  What was found goes into *R.  */
+struct sfdo_prof_func *sfdo_realign_profile (struct sfdo_prof_func *f,
+					     struct sfdo_realignment *r);
+
+#endif

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# 84-stale-profile.sh - a profile of an older source applied to an edited
+# one (issue #18): the plugin moves the profile's lines with the call
+# sites around them (plugin/stale.cc), which the converter records
+# (converter/anchors.h).
+#
+# The program (data/stale/base.c) is recorded once.  Each edit below makes
+# a new source of the same name in its own directory, which is built three
+# ways with the plugin dumping its final block counts: with the old
+# profile (aligned), with the old profile and -fplugin-arg-samplefdo-
+# no-realign (as it was before), and with a fresh profile of the edited
+# build.  The block overlap of each stale build with the fresh one
+# (scripts/count-overlap.py) must be at least MIN_OVERLAP where the edit
+# keeps the function's name, and never below the unaligned build's; where
+# lines moved, the aligned build must gain at least MIN_GAIN points; the
+# hot and cold decisions (sections, .cold parts) of the aligned build
+# must be the fresh build's.  Edits:
+#   above    three lines above the hot function: nothing moves;
+#   inside   two statements inside its loop, between two calls;
+#   delete   a comment line and the last statement of the loop go;
+#   branch   a rarely taken branch with a new call, in place of a line;
+#   callee   fold_odd's call replaced by a call to a new function, defined
+#            above: the lines stay where they were;
+#   reorder  fold_odd moved above next_value: nothing moves;
+#   rename   mix_all renamed: its profile cannot be found by name (the
+#            cascade's "same shape under another name" is not built), so
+#            only reported.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/decide.sh"
+need_built sfdo-record sfdo-convert samplefdo.so
+tmpdir
+BASE=$SFDO_ROOT/tests/e2e/data/stale/base.c
+MIN_OVERLAP=95 MIN_GAIN=5 ARG=4000000
+read -r -a RECORD <<<"$(decide_recording)"
+PLUGIN=$SFDO_BUILD/samplefdo.so
+
+# record DIR: build DIR/base.c, record it into DIR/fresh.prof.
+record() {
+    (cd "$1" && compile prog base.c -O2 -g &&
+        "$SFDO_BUILD/sfdo-record" -q -o p.data "${RECORD[@]}" -- ./prog "$ARG" \
+            > prog.out 2> record.err &&
+        "$SFDO_BUILD/sfdo-convert" -q p.data prog -o fresh.prof 2> convert.err) ||
+        fail "recording $1 failed: $(cat "$1"/*.err 2>/dev/null | head -n 3)"
+}
+
+# build DIR NAME PROFILE [FLAG...]: compile DIR/base.c with the plugin into
+# DIR/NAME.o, its dump DIR/NAME.dump and stderr DIR/NAME.err.
+build() {
+    local dir=$1 name=$2 prof=$3
+    shift 3
+    (cd "$dir" && gcc -std=gnu11 -O2 -g -fplugin="$PLUGIN" \
+        -fplugin-arg-samplefdo-profile="$prof" \
+        -fplugin-arg-samplefdo-dump="$name.dump" "$@" -c base.c \
+        -o "$name.o" 2> "$name.err") ||
+        fail "$dir: the $name build failed: $(head -n 5 "$dir/$name.err")"
+}
+
+# overlap DIR NAME: block overlap (%) of DIR/NAME.dump with DIR/fresh.dump.
+overlap() {
+    python3 "$SFDO_ROOT/scripts/count-overlap.py" "$1/fresh.dump" "$1/$2.dump" |
+        sed -nE 's/^block overlap: ([0-9.]+)%.*/\1/p'
+}
+
+# sections OBJ: the hot/cold decisions of an object: function, section.
+sections() {
+    objdump -t "$1" | awk '$3 == "F" || $2 == "F" { print $NF, $(NF-2) }' |
+        grep -E '\.text' | sort
+}
+
+# apply_edit NAME IN OUT: OUT is IN with edit NAME made.
+apply_edit() {
+    python3 - "$@" <<'PY'
+import sys
+name, src, dst = sys.argv[1:]
+s = open(src).read()
+above = "/* EDIT-ABOVE */\n"
+inside = "      /* EDIT-INSIDE */\n"
+fold_odd = s[s.index("NOINLINE static unsigned long\nfold_odd"):]
+fold_odd = fold_odd[:fold_odd.index("}\n") + 3]
+edits = {
+    "above": lambda: s.replace(above, above + "static const int unused_a = 1;\n"
+                               "static const int unused_b = 2;\n/* three lines */\n"),
+    "inside": lambda: s.replace(inside, inside + "      v += i & 1;\n"
+                                "      v ^= v >> 29;\n"),
+    "delete": lambda: s.replace(inside, "").replace("      acc += i & 3;\n", ""),
+    "branch": lambda: s.replace(inside, "      if (v == 42)\n"
+                                "        report (\"answer\", v);\n"),
+    "callee": lambda: s.replace(above, "NOINLINE static unsigned long\n"
+                                "fold_mixed (unsigned long acc, unsigned long v)\n"
+                                "{\n  return (acc ^ v) + (acc >> 13);\n}\n\n" + above)
+                       .replace("acc = fold_odd (acc, v);", "acc = fold_mixed (acc, v);"),
+    "reorder": lambda: s.replace(fold_odd, "").replace(
+        "NOINLINE static unsigned long\nnext_value",
+        fold_odd + "NOINLINE static unsigned long\nnext_value"),
+    "rename": lambda: s.replace("mix_all", "mix_many"),
+}
+out = edits[name]()
+if out == s:
+    sys.exit("edit %s changed nothing" % name)
+open(dst, "w").write(out)
+PY
+}
+
+mkdir -p "$TEST_TMP/old"
+cp "$BASE" "$TEST_TMP/old/base.c"
+record "$TEST_TMP/old"
+OLD=$TEST_TMP/old/fresh.prof
+grep -q '!Values: [0-9.]* callsites ' "$OLD" ||
+    fail "the profile records no call sites (converter/anchors.h)"
+
+table=()
+for e in above inside delete branch callee reorder rename; do
+    d=$TEST_TMP/$e
+    mkdir -p "$d"
+    apply_edit "$e" "$BASE" "$d/base.c" || fail "$e: the edit failed"
+    record "$d"
+    case $e in above|reorder|rename)
+        cmp -s "$TEST_TMP/old/prog.out" "$d/prog.out" ||
+            fail "$e: the edited program prints something else" ;;
+    esac
+    build "$d" fresh fresh.prof
+    build "$d" aligned "$OLD" -fplugin-arg-samplefdo-verbose
+    build "$d" unaligned "$OLD" -fplugin-arg-samplefdo-no-realign
+    a=$(overlap "$d" aligned) u=$(overlap "$d" unaligned)
+    [[ -n $a && -n $u ]] || fail "$e: no overlap figure"
+    moved=$(grep -c "stale profile: " "$d/aligned.err" || true)
+    note=; ((moved == 0)) || note=' (moved)'
+    if [[ $e == rename ]]; then
+        grep -q '^function mix_many$' "$d/aligned.dump" &&
+            fail "rename: mix_many found a profile; update this test"
+        table+=("rename: mix_many found no profile (matching by shape is not built); the other functions $a%")
+        continue
+    fi
+    table+=("$e: aligned $a% unaligned $u%$note")
+    awk -v a="$a" -v m="$MIN_OVERLAP" 'BEGIN { exit !(a >= m) }' ||
+        fail "$e: the aligned profile overlaps the fresh one by $a% < $MIN_OVERLAP% (unaligned $u%): $(grep samplefdo "$d/aligned.err" | head -n 3)"
+    awk -v a="$a" -v u="$u" 'BEGIN { exit !(a >= u - 0.5) }' ||
+        fail "$e: aligning lost overlap: $a% against $u% unaligned"
+    case $e in
+        above|reorder|callee)
+            ((moved == 0)) || fail "$e: the plugin moved lines where nothing moved: $(grep 'stale' "$d/aligned.err")" ;;
+        *)
+            ((moved == 1)) || fail "$e: the plugin did not say the profile was stale"
+            awk -v a="$a" -v u="$u" -v g="$MIN_GAIN" 'BEGIN { exit !(a >= u + g) }' ||
+                fail "$e: aligning gained less than $MIN_GAIN points ($a% against $u%)" ;;
+    esac
+    [[ "$(sections "$d/aligned.o")" == "$(sections "$d/fresh.o")" ]] ||
+        fail "$e: hot and cold decisions differ from the fresh profile's: $(diff <(sections "$d/aligned.o") <(sections "$d/fresh.o") | head -n 6 | tr '\n' ' ')"
+done
+printf '%s\n' "${table[@]}" >&2
+echo "$TEST_NAME: $(IFS=';'; echo "${table[*]}")"
