@@ -107,7 +107,9 @@ run_cmd() {
 build_tree() {
     local f srcs=()
     for f in "$2"/*.c; do [[ $f == */luac.c ]] || srcs+=("$f"); done
-    rm -rf "$1/obj"
+    # objects only: the instrumented build's .gcda files stay beside them
+    # for the -fprofile-use build
+    find "$1" -name '*.o' -delete
     compile_objs "$1" "$3 -D'luai_makeseed(L)=0u' -DLUA_COMPAT_5_3 -DLUA_USE_LINUX -I$SRC/lua-inc" \
         "-lm -ldl -Wl,-E" lua "${srcs[@]}" > "$1/build.log" 2>&1 ||
         { tail -20 "$1/build.log" >&2; die "building $1 failed"; }
@@ -138,6 +140,7 @@ flags_of() {   # VARIANT: its flags on top of -O2
 }
 
 say "== builds and profiles"
+rm -rf "$WORK"
 mkdir -p "$WORK"/{old,new,pgo,fresh,stale,unaligned}
 build_tree "$WORK/old" "$OLD_SRC" "-g"
 record "$WORK/old"
@@ -145,7 +148,6 @@ build_tree "$WORK/new" "$NEW_SRC" "-g"
 record "$WORK/new"
 build_tree "$WORK/pgo" "$NEW_SRC" "$(flags_of pgo-gen)"
 (cd "$WORK/pgo" && sh -c "$(run_cmd ./lua train)" > /dev/null)
-find "$WORK/pgo" -name '*.o' -delete
 build_tree "$WORK/pgo" "$NEW_SRC" "$(flags_of pgo)"
 for v in fresh stale unaligned; do build_tree "$WORK/$v" "$NEW_SRC" "$(flags_of "$v")"; done
 say "  built ($(( $(date +%s) - START )) s)"

@@ -18,6 +18,16 @@ import sys
 GUESS_MAX = 1 << 30
 
 
+def final_of(fields):
+    """The index and value of the count after "final" in a block line
+    (bb N lines L raw R smoothed S final F [discriminator D]), or
+    (None, 0)."""
+    for i in range(len(fields) - 1):
+        if fields[i] == "final" and fields[i + 1].isdigit():
+            return i + 1, int(fields[i + 1])
+    return None, 0
+
+
 def main():
     src, dst = sys.argv[1], sys.argv[2]
     funcs, cur = [], None
@@ -30,14 +40,15 @@ def main():
     zeroed = 0
     with open(dst, "w") as out:
         for head, blocks in funcs:
-            top = max((int(b.split()[9]) for b in blocks if len(b.split()) == 10), default=0)
+            top = max((final_of(b.split())[1] for b in blocks), default=0)
             guessed = 0.99 * GUESS_MAX <= top <= GUESS_MAX
             zeroed += guessed
             out.write(head)
             for b in blocks:
                 p = b.split()
-                if guessed and len(p) == 10:
-                    p[9] = "0"
+                at, _ = final_of(p)
+                if guessed and at is not None:
+                    p[at] = "0"
                     b = "  " + " ".join(p) + "\n"
                 out.write(b)
     print(f"{zeroed} of {len(funcs)} functions had guessed counts")
