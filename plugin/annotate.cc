@@ -37,6 +37,7 @@
 #include "counts.h"
 #include "position.h"
 #include "annotate.h"
+#include "stale.h"
 
 unsigned
 sfdo_block_size (basic_block bb)
@@ -222,6 +223,8 @@ build_network (const struct sfdo_fn_counts *c)
   FOR_ALL_BB_FN (bb, cfun)
     {
       sfdo_flow_set_count (g, bb->index, c->raw[bb->index]);
+      if (c->raw[bb->index] >= 0 && sfdo_block_weak (bb))
+	sfdo_flow_set_bias (g, bb->index, SFDO_FLOW_WEAK);
       FOR_EACH_EDGE (e, ei, bb->succs)
 	sfdo_flow_add_edge (g, bb->index, e->dest->index, prior (e));
     }

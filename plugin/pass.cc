@@ -632,6 +632,7 @@ pass_sfdo::execute (function *)
   handle_missing_profiles ();
   FOR_EACH_VEC_ELT (moved, i, copy)
     sfdo_prof_func_free (copy);
+  sfdo_forget_weak_lines ();
   return 0;
 }
 

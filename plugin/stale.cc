@@ -35,6 +35,7 @@
 #include "gimple.h"
 #include "gimple-iterator.h"
 #include "hash-set.h"
+#include "hash-map.h"
 
 #include "../profiles/profile.h"
 #include "samplefdo.h"
@@ -276,6 +277,68 @@ unmoved (const vec<sfdo_anchor_pair> &pairs)
   return true;
 }
 
+/* The lines each realigned function's profile placed by guess (their new
+   offsets), until the pass ends.  */
+typedef hash_set<int_hash<int, -1, -2> > sfdo_line_set;
+static hash_map<tree, sfdo_line_set *> *weak_lines;
+
+/* Remember the offsets F's weak lines move to under CTX, for the current
+   function.  */
+
+static void
+note_weak_lines (const struct sfdo_prof_func *f,
+		 const struct sfdo_move_ctx *ctx)
+{
+  sfdo_line_set *set = NULL;
+
+  for (size_t i = 0; i < f->nlines; i++)
+    {
+      bool strong;
+      int64_t to = move_offset (ctx, f->lines[i].offset, &strong);
+      if (to < 0 || strong)
+	continue;
+      if (!set)
+	{
+	  if (!weak_lines)
+	    weak_lines = new hash_map<tree, sfdo_line_set *>;
+	  set = new sfdo_line_set;
+	  weak_lines->put (current_function_decl, set);
+	}
+      set->add ((int) to);
+    }
+}
+
+bool
+sfdo_block_weak (basic_block bb)
+{
+  sfdo_line_set **set = weak_lines ? weak_lines->get (current_function_decl)
+		       : NULL;
+
+  if (!set)
+    return false;
+  for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
+       gsi_next (&gsi))
+    {
+      int64_t offset;
+      tree inlined;
+      if (sfdo_outer_position (gsi_stmt (gsi), &offset, &inlined)
+	  && offset < INT_MAX - 2 && (*set)->contains ((int) offset))
+	return true;
+    }
+  return false;
+}
+
+void
+sfdo_forget_weak_lines (void)
+{
+  if (!weak_lines)
+    return;
+  for (auto it = weak_lines->begin (); it != weak_lines->end (); ++it)
+    delete (*it).second;
+  delete weak_lines;
+  weak_lines = NULL;
+}
+
 /* Into R, the weight of F's lines by how they move.  */
 
 static void
@@ -318,5 +381,6 @@ sfdo_realign_profile (struct sfdo_prof_func *f, struct sfdo_realignment *r)
   add_end_anchor (f, &pairs);
   r->fit = SFDO_FIT_MOVED;
   weigh_moves (f, &ctx, r);
+  note_weak_lines (f, &ctx);
   return sfdo_prof_func_copy_moved (sfdo_profile, f, &move);
 }

@@ -36,4 +36,12 @@ struct sfdo_realignment
 struct sfdo_prof_func *sfdo_realign_profile (struct sfdo_prof_func *f,
 					     struct sfdo_realignment *r);
 
+/* Whether BB of the current function holds a line its realigned profile
+   placed by guess (a weak match): the flow may move its count more
+   freely (SFDO_FLOW_WEAK).  */
+bool sfdo_block_weak (basic_block bb);
+
+/* Forget the weak lines of every function (at the end of the pass).  */
+void sfdo_forget_weak_lines (void);
+
 #endif

@@ -53,6 +53,8 @@
  *   paths of about a hundred improbable edges: they decide what the
  *   measurements leave open and do not overrule them.  (Only in networks
  *   of millions of nodes does cost_cap squeeze this.)
+ * - A weak count (a line a stale profile's alignment placed by guess,
+ *   plugin/stale.cc) costs a quarter as much to change either way.
  * - A block classified over-sampled by a second event (sfdo_flow_set_bias)
  *   has the raise cost of cost_cap / LOWER_FACTOR and a lower cost of 1;
  *   an under-sampled one the reverse.  Chen et al. use the CFG's largest
@@ -325,6 +327,16 @@ model_count (const struct cost_model *m, const struct sfdo_flow *g,
   return c > m->count_limit ? m->count_limit : c;
 }
 
+/* A weak count's change costs a WEAK_FACTOR-th of a trusted one's: where
+   it disagrees with trusted neighbours, they win.  */
+#define WEAK_FACTOR 4
+
+static int64_t
+weak_cost (int64_t cost)
+{
+  return cost / WEAK_FACTOR > 1 ? cost / WEAK_FACTOR : 1;
+}
+
 /* The cost of raising block B's measured COUNT by one unit, unbiased.  */
 static int64_t
 plain_raise_cost (const struct cost_model *m, const struct sfdo_flow *g,
@@ -346,6 +358,8 @@ raise_cost (const struct cost_model *m, const struct sfdo_flow *g, size_t b,
     return m->cost_cap / LOWER_FACTOR;
   if (g->bias[b] == SFDO_FLOW_UNDER)
     return 1;
+  if (g->bias[b] == SFDO_FLOW_WEAK)
+    return weak_cost (plain_raise_cost (m, g, b, count));
   return plain_raise_cost (m, g, b, count);
 }
 
@@ -357,6 +371,8 @@ lower_cost (const struct cost_model *m, const struct sfdo_flow *g, size_t b,
     return 1;
   if (g->bias[b] == SFDO_FLOW_UNDER)
     return m->cost_cap / LOWER_FACTOR;
+  if (g->bias[b] == SFDO_FLOW_WEAK)
+    return weak_cost (LOWER_FACTOR * plain_raise_cost (m, g, b, count));
   return LOWER_FACTOR * plain_raise_cost (m, g, b, count);
 }
 

@@ -49,7 +49,9 @@ void sfdo_flow_set_count (struct sfdo_flow *g, size_t block, int64_t count);
 enum sfdo_flow_bias {
   SFDO_FLOW_TRUSTED = 0,
   SFDO_FLOW_OVER = 1,
-  SFDO_FLOW_UNDER = 2
+  SFDO_FLOW_UNDER = 2,
+  SFDO_FLOW_WEAK = 3            /* may be off either way: a count carried
+                                   over from an older source by guess */
 };
 void sfdo_flow_set_bias (struct sfdo_flow *g, size_t block,
                          enum sfdo_flow_bias bias);

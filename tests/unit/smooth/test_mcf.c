@@ -199,6 +199,32 @@ test_correction_goes_where_it_costs_fewest_sigmas (void **state)
   sfdo_flow_free (g);
 }
 
+/* The arms add up to 50 more than E and X.  Trusted, the arm with more
+   samples behind it moves: lowering A by 50 is 50/sqrt(900) sigmas, B
+   50/sqrt(150).  A weak B (a stale profile's guess) moves for a quarter
+   of its cost, less than A's, and gives way instead.  */
+static void
+test_weak_count_gives_way (void **state)
+{
+  (void) state;
+  const int64_t count[] = { 1000, 900, 150, 1000 };
+  struct cfg c = diamond (count, diamond_prior);
+  struct sfdo_flow *g = solve_cfg (&c);
+  assert_conserved (g, &c);
+  assert_counts (g, (const uint64_t[]) { 1000, 850, 150, 1000 }, D_N);
+  sfdo_flow_free (g);
+  g = sfdo_flow_new (c.nblocks, c.entry, c.exit);
+  for (size_t b = 0; b < c.nblocks; b++)
+    sfdo_flow_set_count (g, b, c.count[b]);
+  for (size_t e = 0; e < c.nedges; e++)
+    sfdo_flow_add_edge (g, c.from[e], c.to[e], c.prior[e]);
+  sfdo_flow_set_bias (g, D_B, SFDO_FLOW_WEAK);
+  sfdo_flow_solve (g);
+  assert_conserved (g, &c);
+  assert_counts (g, (const uint64_t[]) { 1000, 900, 100, 1000 }, D_N);
+  sfdo_flow_free (g);
+}
+
 /* --- Loops ----------------------------------------------------------------- */
 
 /* P -> H; H -> B -> H; H -> X.  */
@@ -667,6 +693,7 @@ main (void)
     cmocka_unit_test (test_consistent_diamond_is_unchanged),
     cmocka_unit_test (test_diamond_missing_arm_is_inferred),
     cmocka_unit_test (test_correction_goes_where_it_costs_fewest_sigmas),
+    cmocka_unit_test (test_weak_count_gives_way),
     cmocka_unit_test (test_loop_noise_moves_low_confidence_count),
     cmocka_unit_test (test_raising_is_preferred_to_lowering),
     cmocka_unit_test (test_nested_loop_missing_count_is_inferred),
