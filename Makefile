@@ -32,7 +32,7 @@ COMMON_SRC  := common/error.c common/xalloc.c common/u64map.c common/outfile.c \
 PROFILE_SRC := profiles/profile.c profiles/profile_text.c \
                profiles/profile_binary.c profiles/profile_ops.c \
                profiles/profile_io.c profiles/profile_afdo.c \
-               profiles/profile_llvm.c
+               profiles/profile_llvm.c profiles/align.c
 PERFDATA_SRC := $(wildcard perfdata/*.c)
 CONVERT_SRC := $(filter-out converter/sfdo_convert_main.c,$(wildcard converter/*.c))
 # One archive for every library module: a tool or the plugin pulls in only

@@ -1,0 +1,150 @@
+/* profiles/align.c - aligning a profile to a newer source (align.h).  */
+#include "align.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/xalloc.h"
+#include "profile.h"
+
+int
+sfdo_same_callee (const char *a, const char *b)
+{
+  a += *a == '*';
+  b += *b == '*';
+  size_t na = strcspn (a, "."), nb = strcspn (b, ".");
+  return na == nb && memcmp (a, b, na) == 0;
+}
+
+static int
+anchor_cmp (const void *x, const void *y)
+{
+  const struct sfdo_anchor *a = x, *b = y;
+  if (a->offset != b->offset)
+    return a->offset < b->offset ? -1 : 1;
+  return strcmp (a->name, b->name);
+}
+
+size_t
+sfdo_anchors_sort (struct sfdo_anchor *a, size_t n)
+{
+  size_t k = 0;
+  if (n)
+    qsort (a, n, sizeof *a, anchor_cmp);
+  for (size_t i = 0; i < n; i++)
+    if (k == 0 || anchor_cmp (&a[i], &a[k - 1]) != 0)
+      a[k++] = a[i];
+  return k;
+}
+
+struct sfdo_anchor *
+sfdo_prof_func_anchors (const struct sfdo_profile *p,
+                        const struct sfdo_prof_func *f, size_t *n)
+{
+  size_t cap = f->ncallsites, k = 0;
+  for (size_t i = 0; i < f->nvalues; i++)
+    if (f->values[i].kind == SFDO_VALUE_CALL_SITES)
+      cap += f->values[i].nentries;
+  *n = 0;
+  if (!cap)
+    return NULL;
+  struct sfdo_anchor *a = sfdo_xmalloc (cap * sizeof *a);
+  for (size_t i = 0; i < f->nvalues; i++)
+    if (f->values[i].kind == SFDO_VALUE_CALL_SITES)
+      for (size_t e = 0; e < f->values[i].nentries; e++)
+        a[k++] = (struct sfdo_anchor) {
+          f->values[i].offset,
+          sfdo_profile_str (p, (uint32_t) f->values[i].entries[e].value)
+        };
+  for (size_t i = 0; i < f->ncallsites; i++)
+    a[k++] = (struct sfdo_anchor) {
+      f->callsites[i].offset, sfdo_profile_str (p, f->callsites[i].callee->name)
+    };
+  *n = sfdo_anchors_sort (a, k);
+  return a;
+}
+
+/* What matching A and B scores: 0 for other callees; a match, and among
+   alignments with as many, one more for an anchor that kept its offset.  */
+static uint64_t
+match_score (const struct sfdo_anchor *a, const struct sfdo_anchor *b)
+{
+  if (!sfdo_same_callee (a->name, b->name))
+    return 0;
+  return (uint64_t) SFDO_MAX_ALIGN_CELLS + (a->offset == b->offset);
+}
+
+static uint64_t
+max3 (uint64_t a, uint64_t b, uint64_t c)
+{
+  uint64_t m = a > b ? a : b;
+  return m > c ? m : c;
+}
+
+int
+sfdo_align_anchors (const struct sfdo_anchor *old, size_t nold,
+                    const struct sfdo_anchor *cur, size_t ncur,
+                    struct sfdo_anchor_pair **pairs, size_t *npairs)
+{
+  *pairs = NULL;
+  *npairs = 0;
+  if ((uint64_t) (nold + 1) * (ncur + 1) > SFDO_MAX_ALIGN_CELLS)
+    return -1;
+  /* BEST[i][j]: the best alignment of OLD[i..] and CUR[j..].  */
+  size_t w = ncur + 1;
+  uint64_t *best = sfdo_xcalloc ((nold + 1) * w, sizeof *best);
+  for (size_t i = nold; i-- > 0;)
+    for (size_t j = ncur; j-- > 0;)
+      {
+        uint64_t s = match_score (&old[i], &cur[j]);
+        best[i * w + j] = max3 (best[(i + 1) * w + j], best[i * w + j + 1],
+                                s ? best[(i + 1) * w + j + 1] + s : 0);
+      }
+  size_t cap = (nold < ncur ? nold : ncur) + 1;
+  *pairs = sfdo_xmalloc (cap * sizeof **pairs);
+  for (size_t i = 0, j = 0; i < nold && j < ncur;)
+    {
+      uint64_t s = match_score (&old[i], &cur[j]);
+      if (s && best[i * w + j] == best[(i + 1) * w + j + 1] + s)
+        {
+          (*pairs)[(*npairs)++] = (struct sfdo_anchor_pair) {
+            old[i].offset, cur[j].offset
+          };
+          i++, j++;
+        }
+      else if (best[(i + 1) * w + j] >= best[i * w + j + 1])
+        i++;
+      else
+        j++;
+    }
+  free (best);
+  return 0;
+}
+
+int
+sfdo_anchor_pairs_unmoved (const struct sfdo_anchor_pair *pairs, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (pairs[i].from != pairs[i].to)
+      return 0;
+  return 1;
+}
+
+int64_t
+sfdo_anchor_move (const struct sfdo_anchor_pair *pairs, size_t n,
+                  uint32_t offset, int *strong)
+{
+  struct sfdo_anchor_pair lo = { 0, 0 }, hi = { -1, -1 };
+  for (size_t i = 0; i < n; i++)
+    if (pairs[i].from <= (int64_t) offset)
+      lo = pairs[i];
+    else
+      {
+        hi = pairs[i];
+        break;
+      }
+  *strong = hi.from < 0 || hi.from - lo.from == hi.to - lo.to;
+  if (*strong || (int64_t) offset - lo.from <= hi.from - (int64_t) offset)
+    return (int64_t) offset + (lo.to - lo.from);
+  return (int64_t) offset + (hi.to - hi.from);
+}

@@ -1,0 +1,83 @@
+/* profiles/align.h - a function's profile from an older source, aligned
+ * to a newer source by its call sites (issue #18).
+ *
+ * Line offsets count from a function's declaration, so edits above it
+ * leave its profile fitting, but an edit inside it moves every later
+ * line.  The profile records the calls the profiled binary made at each
+ * position (SFDO_VALUE_CALL_SITES, and its inline instances); the newer
+ * source calls mostly the same functions in the same order.  The two
+ * sequences of anchors are aligned by callee name (the longest common
+ * subsequence: BMAT's call-site anchors, at source level), and each line
+ * moves with the anchors around it.  Used by the plugin (today's GIMPLE
+ * is the newer source, plugin/stale.cc) and by `sfdo-profile align`
+ * (a newer binary's DWARF is).  */
+#ifndef SFDO_PROFILES_ALIGN_H
+#define SFDO_PROFILES_ALIGN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sfdo_profile;
+struct sfdo_prof_func;
+
+/* A call to NAME at line offset OFFSET.  */
+struct sfdo_anchor {
+  uint32_t offset;
+  const char *name;
+};
+
+/* A matched pair: the older source's offset and the newer one's.  */
+struct sfdo_anchor_pair {
+  int64_t from, to;
+};
+
+/* Whether callee names A and B name one function: GCC's clone suffixes
+   (.isra.0, .constprop.0, .part.0, .cold) and an assembler '*' aside.  */
+int sfdo_same_callee (const char *a, const char *b);
+
+/* Sort the N anchors A by offset and name and drop repeats; returns how
+   many are left.  */
+size_t sfdo_anchors_sort (struct sfdo_anchor *a, size_t n);
+
+/* The anchors of F, a function of P: the callees its call sites name and
+   its inline instances, sorted and distinct; *N of them (malloc'd, NULL
+   if none).  */
+struct sfdo_anchor *sfdo_prof_func_anchors (const struct sfdo_profile *p,
+                                            const struct sfdo_prof_func *f,
+                                            size_t *n);
+
+/* Align the sorted anchors OLD (NOLD) with CUR (NCUR): the longest
+   common subsequence by callee name, of those the one that leaves most
+   anchors at their offset (the profiled binary may have merged two
+   identical calls and kept one copy's line: the copy it kept must
+   match).  The pairs, in order, into *PAIRS (malloc'd, with room for
+   one more: a caller's closing-line anchor) and *NPAIRS.
+   Returns 0, or -1 (nothing aligned) when NOLD * NCUR is over
+   SFDO_MAX_ALIGN_CELLS.  */
+#define SFDO_MAX_ALIGN_CELLS (4u << 20)
+int sfdo_align_anchors (const struct sfdo_anchor *old, size_t nold,
+                        const struct sfdo_anchor *cur, size_t ncur,
+                        struct sfdo_anchor_pair **pairs, size_t *npairs);
+
+/* Whether each of the N PAIRS kept its offset.  */
+int sfdo_anchor_pairs_unmoved (const struct sfdo_anchor_pair *pairs,
+                               size_t n);
+
+/* Where line OFFSET of the older source is in the newer one, by the N
+   sorted PAIRS (the declaration, offset 0, is an anchor that never
+   moves): between two anchors whose stretch kept its length, at the same
+   distance from the one before (*STRONG set); where it grew or shrank, at
+   the same distance from the nearer one (*STRONG cleared: a guess);
+   after the last, with it.  May be negative (the caller drops it).  */
+int64_t sfdo_anchor_move (const struct sfdo_anchor_pair *pairs, size_t n,
+                          uint32_t offset, int *strong);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
