@@ -19,10 +19,12 @@ sampled (struct sfdo_profile *p, const char *name, const char *file)
   return f && f->total > 0;
 }
 
-/* The call sites of the function whose code is [LO, HI).  */
+/* The call sites of the function whose code is [LO, HI), and with
+   LINES, the lines its code has.  */
 static void
 anchor_function (struct attributor *at, struct sfdo_decoder *dec,
-                 uint64_t lo, uint64_t hi, struct sfdo_u64map *seen)
+                 uint64_t lo, uint64_t hi, struct sfdo_u64map *seen,
+                 struct sfdo_u64map *lines)
 {
   const uint8_t *code;
   size_t len;
@@ -37,6 +39,8 @@ anchor_function (struct attributor *at, struct sfdo_decoder *dec,
                            ? attr_callee_name (at, addr, fb.call_targets[i])
                            : NULL;
       attr_call_site (at, addr, callee, seen);
+      if (lines)
+        attr_top_line (at, addr, lines);
     }
   sfdo_func_blocks_release (&fb);
 }
@@ -59,10 +63,39 @@ sfdo_add_call_anchors (struct sfdo_symtab *st, struct sfdo_decoder *dec,
           || start != lo)
         continue;
       size_t before = seen.n;
-      anchor_function (&at, dec, lo, hi, &seen);
+      anchor_function (&at, dec, lo, hi, &seen, NULL);
       anchored += seen.n > before;
     }
   attr_finish (&at);
   sfdo_u64map_release (&seen);
   return anchored;
+}
+
+enum sfdo_errc
+sfdo_binary_shape (struct sfdo_symtab *st, struct sfdo_decoder *dec,
+                   struct sfdo_profile **out, struct sfdo_error *err)
+{
+  struct sfdo_profile *p = sfdo_profile_new ();
+  struct attributor at;
+  struct sfdo_u64map seen = { 0 }, lines = { 0 };
+  attr_init (&at, st, p, SFDO_LINE_MAX);
+  for (size_t i = 0; i < sfdo_symtab_nfunctions (st); i++)
+    {
+      uint64_t lo, start, hi;
+      const char *name, *file;
+      sfdo_symtab_function (st, i, &lo, &name, &file);
+      if (sfdo_symtab_function_range (st, lo, &start, &hi) == 0 && start == lo)
+        anchor_function (&at, dec, lo, hi, &seen, &lines);
+    }
+  attr_finish (&at);
+  sfdo_u64map_release (&seen);
+  sfdo_u64map_release (&lines);
+  enum sfdo_errc rc = sfdo_profile_finalize (p, err);
+  if (rc != SFDO_OK)
+    {
+      sfdo_profile_free (p);
+      p = NULL;
+    }
+  *out = p;
+  return rc;
 }

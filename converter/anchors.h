@@ -15,6 +15,8 @@
 
 #include <stddef.h>
 
+#include "../common/error.h"
+
 struct sfdo_symtab;
 struct sfdo_decoder;
 struct sfdo_profile;
@@ -26,5 +28,14 @@ struct sfdo_profile;
    finalized again afterwards.  */
 size_t sfdo_add_call_anchors (struct sfdo_symtab *st, struct sfdo_decoder *dec,
                               struct sfdo_profile *p);
+
+/* The shape of every function of ST's binary, as a profile of no counts
+   (*OUT): its call sites (as sfdo_add_call_anchors records them) and a
+   line of count 0 at every line offset its code has.  What a stale
+   profile is aligned to offline (realign.h).  */
+enum sfdo_errc sfdo_binary_shape (struct sfdo_symtab *st,
+                                  struct sfdo_decoder *dec,
+                                  struct sfdo_profile **out,
+                                  struct sfdo_error *err);
 
 #endif

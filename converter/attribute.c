@@ -212,6 +212,24 @@ attr_call_site (struct attributor *at, uint64_t vaddr, const char *callee,
 }
 
 void
+attr_top_line (struct attributor *at, uint64_t vaddr, struct sfdo_u64map *seen)
+{
+  const struct sfdo_frame *fr;
+  size_t n = sfdo_symtab_lookup (at->symtab, vaddr, &fr);
+  int64_t off = n ? line_offset (fr[0].line, fr[0].decl_line) : -1;
+  if (off < 0)
+    return;
+  struct sfdo_prof_func *f = top_func (at, fr[0].function, fr[0].file);
+  uint64_t key[2] = { (uintptr_t) f, (uint64_t) off };
+  uint64_t *slot
+    = sfdo_u64map_get (seen, sfdo_fnv1a ((const char *) key, sizeof key) | 1);
+  if (*slot)
+    return;
+  *slot = 1;
+  sfdo_prof_func_add_line (f, (uint32_t) off, 0, 0);
+}
+
+void
 attr_value (struct attributor *at, uint64_t vaddr, uint32_t kind,
             uint64_t value, uint64_t count)
 {

@@ -56,6 +56,11 @@ struct sfdo_prof_func *attr_owner (struct attributor *at, uint64_t vaddr,
    an anchor would read as one that never ran.  */
 void attr_call_site (struct attributor *at, uint64_t vaddr,
                      const char *callee, struct sfdo_u64map *seen);
+/* Record, once (SEEN), that the top-level function at VADDR has code at
+   its line there (for inlined code, the line of the outermost call): a
+   line of no count in its profile.  */
+void attr_top_line (struct attributor *at, uint64_t vaddr,
+                    struct sfdo_u64map *seen);
 /* The top-level profile of the function whose entry is at ENTRY, or NULL
    if ENTRY is not a function's first address.  */
 struct sfdo_prof_func *attr_function_at (struct attributor *at,

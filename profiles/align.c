@@ -1,6 +1,7 @@
 /* profiles/align.c - aligning a profile to a newer source (align.h).  */
 #include "align.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,4 +148,130 @@ sfdo_anchor_move (const struct sfdo_anchor_pair *pairs, size_t n,
   if (*strong || (int64_t) offset - lo.from <= hi.from - (int64_t) offset)
     return (int64_t) offset + (lo.to - lo.from);
   return (int64_t) offset + (hi.to - hi.from);
+}
+
+/* The newer binary's lines of a function and its anchors' pairs: how a
+   line of the older profile moves.  */
+struct shape_move {
+  const struct sfdo_anchor_pair *pairs;
+  size_t npairs;
+  const struct sfdo_prof_func *now;     /* the function in the shape */
+};
+
+/* Where OFFSET goes, -1 where the newer binary has no code; *STRONG.  */
+static int64_t
+shape_offset (const struct shape_move *m, uint32_t offset, int *strong)
+{
+  int64_t to = sfdo_anchor_move (m->pairs, m->npairs, offset, strong);
+  if (to < 0 || to > UINT32_MAX)
+    return -1;
+  for (size_t i = 0; i < m->now->nlines; i++)
+    if (m->now->lines[i].offset == (uint32_t) to)
+      return to;
+  return -1;
+}
+
+static int64_t
+shape_callback (uint32_t offset, void *ctx)
+{
+  int strong;
+  return shape_offset (ctx, offset, &strong);
+}
+
+static uint32_t
+last_line (const struct sfdo_prof_func *f)
+{
+  uint32_t last = 0;
+  for (size_t i = 0; i < f->nlines; i++)
+    if (f->lines[i].offset > last)
+      last = f->lines[i].offset;
+  return last;
+}
+
+/* F (of P) moved to NOW's lines by the N pairs PAIRS (room for one more:
+   the closing lines), in place; counted in R.  */
+static void
+move_function (struct sfdo_profile *p, struct sfdo_prof_func *f,
+               const struct sfdo_prof_func *now,
+               struct sfdo_anchor_pair *pairs, size_t n,
+               struct sfdo_align_report *r, FILE *notes)
+{
+  int64_t from_end = last_line (f), to_end = last_line (now);
+  size_t anchors = n;
+  if (from_end > pairs[n - 1].from && to_end > pairs[n - 1].to)
+    pairs[n++] = (struct sfdo_anchor_pair) { from_end, to_end };
+  struct shape_move m = { pairs, n, now };
+  uint64_t strong = 0, weak = 0, dropped = 0;
+  for (size_t i = 0; i < f->nlines; i++)
+    {
+      int s;
+      uint64_t *into = shape_offset (&m, f->lines[i].offset, &s) < 0
+                       ? &dropped : s ? &strong : &weak;
+      *into = sfdo_sat_add (*into, f->lines[i].count);
+    }
+  struct sfdo_offset_move move = { shape_callback, &m };
+  sfdo_prof_func_take (f, sfdo_prof_func_copy_moved (p, f, &move));
+  r->moved++;
+  r->strong = sfdo_sat_add (r->strong, strong);
+  r->weak = sfdo_sat_add (r->weak, weak);
+  r->dropped = sfdo_sat_add (r->dropped, dropped);
+  if (notes)
+    fprintf (notes, "%s: lines moved with %zu call sites; weight %" PRIu64
+             " strong, %" PRIu64 " weak, %" PRIu64 " left out\n",
+             sfdo_profile_str (p, f->name), anchors, strong, weak, dropped);
+}
+
+/* F (of P) in SHAPE: by name, a static one by the file whose path ends
+   most alike.  */
+static const struct sfdo_prof_func *
+in_shape (struct sfdo_profile *p, const struct sfdo_prof_func *f,
+          struct sfdo_profile *shape)
+{
+  struct sfdo_error err;
+  sfdo_error_clear (&err);
+  const char *name = sfdo_profile_str (p, f->name);
+  if (f->file)
+    return sfdo_profile_find_static (shape, name,
+                                     sfdo_profile_str (p, f->file), &err);
+  return sfdo_profile_find (shape, name, NULL, &err);
+}
+
+static void
+align_function (struct sfdo_profile *p, struct sfdo_prof_func *f,
+                struct sfdo_profile *shape, struct sfdo_align_report *r,
+                FILE *notes)
+{
+  const struct sfdo_prof_func *now = in_shape (p, f, shape);
+  if (!now)
+    {
+      r->missing++;
+      return;
+    }
+  size_t nold, nnow, npairs;
+  struct sfdo_anchor *old = sfdo_prof_func_anchors (p, f, &nold);
+  struct sfdo_anchor *cur = sfdo_prof_func_anchors (shape, now, &nnow);
+  struct sfdo_anchor_pair *pairs = NULL;
+  if (!nold || sfdo_align_anchors (old, nold, cur, nnow, &pairs, &npairs) != 0
+      || !npairs)
+    r->unanchored++;
+  else if (sfdo_anchor_pairs_unmoved (pairs, npairs))
+    r->exact++;
+  else
+    move_function (p, f, now, pairs, npairs, r, notes);
+  free (old);
+  free (cur);
+  free (pairs);
+}
+
+void
+sfdo_align_to_shape (struct sfdo_profile *p, struct sfdo_profile *shape,
+                     struct sfdo_align_report *r, FILE *notes)
+{
+  memset (r, 0, sizeof *r);
+  for (size_t i = 0; i < sfdo_profile_nfuncs (p); i++)
+    {
+      struct sfdo_prof_func *f = sfdo_profile_func (p, i, NULL);
+      if (f && f->total)
+        align_function (p, f, shape, r, notes);
+    }
 }

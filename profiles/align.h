@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -75,6 +76,23 @@ int sfdo_anchor_pairs_unmoved (const struct sfdo_anchor_pair *pairs,
    after the last, with it.  May be negative (the caller drops it).  */
 int64_t sfdo_anchor_move (const struct sfdo_anchor_pair *pairs, size_t n,
                           uint32_t offset, int *strong);
+
+/* What aligning a profile to a newer binary's shape found: functions
+   whose call sites were where they had been, whose lines moved, that had
+   no call site to align by, that the newer binary does not have (by
+   name); the weight of moved functions' lines placed strongly, weakly,
+   and left out (no code there now).  */
+struct sfdo_align_report {
+  size_t exact, moved, unanchored, missing;
+  uint64_t strong, weak, dropped;
+};
+
+/* Align every function of P to SHAPE (a newer binary's shape, as
+   converter/anchors.h's sfdo_binary_shape makes it: call sites and lines
+   of count 0): where its call sites moved, its lines move with them, in
+   place.  With NOTES, a line per moved function.  */
+void sfdo_align_to_shape (struct sfdo_profile *p, struct sfdo_profile *shape,
+                          struct sfdo_align_report *r, FILE *notes);
 
 #ifdef __cplusplus
 }

@@ -248,6 +248,23 @@ sfdo_prof_func_free (struct sfdo_prof_func *f)
 }
 
 void
+sfdo_prof_func_take (struct sfdo_prof_func *f, struct sfdo_prof_func *src)
+{
+  struct sfdo_prof_func old = *f;
+  f->lines = src->lines;
+  f->nlines = src->nlines;
+  f->cap_lines = src->cap_lines;
+  f->values = src->values;
+  f->nvalues = src->nvalues;
+  f->cap_values = src->cap_values;
+  f->callsites = src->callsites;
+  f->ncallsites = src->ncallsites;
+  f->cap_callsites = src->cap_callsites;
+  *src = old;
+  sfdo_prof_func_free (src);
+}
+
+void
 sfdo_profile_free (struct sfdo_profile *p)
 {
   if (!p)

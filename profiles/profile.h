@@ -331,6 +331,11 @@ struct sfdo_prof_func *
 sfdo_prof_func_copy_moved (struct sfdo_profile *p,
                            const struct sfdo_prof_func *src,
                            const struct sfdo_offset_move *move);
+/* Give F, a function of a profile, the records (lines, values,
+   callsites) of SRC, freeing SRC and F's own records; F keeps its name,
+   file, total and head.  */
+void sfdo_prof_func_take (struct sfdo_prof_func *f, struct sfdo_prof_func *src);
+
 /* Free F and everything nested in it (a function no profile holds).  */
 void sfdo_prof_func_free (struct sfdo_prof_func *f);
 

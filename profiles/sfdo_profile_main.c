@@ -11,6 +11,10 @@
 
 #include "../common/error.h"
 #include "../common/outfile.h"
+#include "../converter/anchors.h"
+#include "../converter/blocks.h"
+#include "../converter/symtab.h"
+#include "align.h"
 #include "profile.h"
 
 #ifndef SFDO_VERSION
@@ -39,6 +43,12 @@ static const char usage_text[] =
   "        sample profile as clang's -fprofile-sample-use looks it up (base\n"
   "        discriminators, functions by name); what the format cannot hold\n"
   "        is reported\n"
+  "  align [--text|--binary] [-o OUT] [--verbose] PROFILE BINARY\n"
+  "        carry PROFILE, recorded on an older build, over to the source of\n"
+  "        BINARY (built -g from newer source): each function's lines move\n"
+  "        with its call sites, as the plugin moves them when it compiles\n"
+  "        with a stale profile; says how many functions moved, and with\n"
+  "        --verbose which\n"
   "  import [--text|--binary] [-o OUT] PROFILE\n"
   "        read an AutoFDO profile (versions 1 to 3, create_gcov's too) or\n"
   "        an LLVM text profile (its base discriminators become the ones\n"
@@ -480,6 +490,106 @@ cmd_export (int argc, char **argv)
   return rc;
 }
 
+/* The shape (call sites, lines) of the binary at PATH into *SHAPE.  */
+static int
+binary_shape (const char *path, struct sfdo_profile **shape)
+{
+  struct sfdo_error err;
+  struct sfdo_symtab *st;
+  struct sfdo_decoder *dec;
+  sfdo_error_clear (&err);
+  if (sfdo_symtab_open (path, &st, &err) != SFDO_OK)
+    return report (&err);
+  enum sfdo_errc rc = sfdo_decoder_new (sfdo_symtab_machine (st), &dec, &err);
+  if (rc == SFDO_OK)
+    {
+      rc = sfdo_binary_shape (st, dec, shape, &err);
+      sfdo_decoder_free (dec);
+    }
+  sfdo_symtab_free (st);
+  if (rc != SFDO_OK)
+    {
+      if (!err.path[0])
+        snprintf (err.path, sizeof err.path, "%s", path);
+      return report (&err);
+    }
+  return 0;
+}
+
+/* Whether P records call sites (profiles made before they did cannot be
+   aligned).  */
+static int
+has_call_sites (struct sfdo_profile *p)
+{
+  for (size_t i = 0; i < sfdo_profile_nfuncs (p); i++)
+    {
+      const struct sfdo_prof_func *f = sfdo_profile_func (p, i, NULL);
+      for (size_t k = 0; f && k < f->nvalues; k++)
+        if (f->values[k].kind == SFDO_VALUE_CALL_SITES)
+          return 1;
+    }
+  return 0;
+}
+
+static int
+cmd_align (int argc, char **argv)
+{
+  static const struct option opts[] = {
+    { "output", required_argument, 0, 'o' },
+    { "text", no_argument, 0, 't' },
+    { "binary", no_argument, 0, 'b' },
+    { "verbose", no_argument, 0, 'v' },
+    { 0, 0, 0, 0 }
+  };
+  const char *out = NULL;
+  int binary = -1, verbose = 0;
+  for (int c; (c = getopt_long (argc, argv, "o:v", opts, NULL)) != -1;)
+    {
+      int rc = c == 'o' ? set_once (&out, optarg, "-o")
+               : c == 't' || c == 'b' ? set_encoding (c, &binary)
+               : c == 'v' ? (verbose = 1, 0)
+               : EXIT_USAGE;
+      if (rc)
+        return rc;
+    }
+  if (optind + 2 != argc)
+    return usage_error ("align needs a PROFILE and a BINARY%s", "");
+  if (check_output (out))
+    return EXIT_USAGE;
+  struct sfdo_error err;
+  struct sfdo_profile *p, *shape;
+  if (sfdo_profile_read (argv[optind], &p, &err) != SFDO_OK)
+    return report (&err);
+  int rc = sfdo_profile_load_all (p, &err) != SFDO_OK ? report (&err) : 0;
+  if (!rc && !has_call_sites (p))
+    {
+      fprintf (stderr, "sfdo-profile: %s records no call sites to align by "
+               "(sfdo-convert writes them since issue #18); convert its "
+               "perf.data again\n", argv[optind]);
+      rc = EXIT_INPUT;
+    }
+  if (!rc && !(rc = binary_shape (argv[optind + 1], &shape)))
+    {
+      struct sfdo_align_report r;
+      sfdo_align_to_shape (p, shape, &r, verbose ? stderr : NULL);
+      uint64_t all = r.strong + r.weak + r.dropped;
+      fprintf (stderr, "sfdo-profile: %zu functions' lines moved with their "
+               "call sites (of their weight %.1f%% strong, %.1f%% weak, "
+               "%.1f%% left out); %zu as they were; %zu with no call site "
+               "to align by; %zu not in %s\n", r.moved,
+               all ? 100.0 * r.strong / all : 0.0,
+               all ? 100.0 * r.weak / all : 0.0,
+               all ? 100.0 * r.dropped / all : 0.0, r.exact, r.unanchored,
+               r.missing, argv[optind + 1]);
+      sfdo_profile_free (shape);
+      rc = save (p, out, binary > 0
+                         || (binary < 0
+                             && sfdo_profile_encoding (p) == SFDO_PROF_BINARY));
+    }
+  sfdo_profile_free (p);
+  return rc;
+}
+
 static int
 cmd_overlap (int argc, char **argv)
 {
@@ -529,5 +639,7 @@ main (int argc, char **argv)
     return cmd_export (argc - 1, argv + 1);
   if (!strcmp (cmd, "overlap"))
     return cmd_overlap (argc - 1, argv + 1);
+  if (!strcmp (cmd, "align"))
+    return cmd_align (argc - 1, argv + 1);
   return usage_error ("unknown command '%s'", cmd);
 }

@@ -25,6 +25,10 @@
 #   rename   mix_all renamed: its profile cannot be found by name (the
 #            cascade's "same shape under another name" is not built), so
 #            only reported.
+# Where lines moved, `sfdo-profile align OLD.prof NEW-BINARY` must give a
+# profile that the plugin finds fitting as it is and that overlaps the
+# fresh one as well as the plugin's own alignment (within a point); a
+# profile without call sites is refused.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/decide.sh"
@@ -145,8 +149,29 @@ for e in above inside delete branch callee reorder rename; do
             awk -v a="$a" -v u="$u" -v g="$MIN_GAIN" 'BEGIN { exit !(a >= u + g) }' ||
                 fail "$e: aligning gained less than $MIN_GAIN points ($a% against $u%)" ;;
     esac
+    if ((moved)); then
+        "$SFDO_BUILD/sfdo-profile" align "$OLD" "$d/prog" -o "$d/offline.prof" \
+            2> "$d/offline.err" ||
+            fail "$e: sfdo-profile align failed: $(cat "$d/offline.err")"
+        grep -q "^sfdo-profile: 1 functions' lines moved" "$d/offline.err" ||
+            fail "$e: sfdo-profile align did not move mix_all: $(cat "$d/offline.err")"
+        build "$d" offline "$d/offline.prof" -fplugin-arg-samplefdo-verbose
+        ! grep -q 'stale profile: ' "$d/offline.err" ||
+            fail "$e: the plugin found the offline-aligned profile stale"
+        o=$(overlap "$d" offline)
+        awk -v o="$o" -v a="$a" 'BEGIN { exit !(o >= a - 1) }' ||
+            fail "$e: the offline-aligned profile overlaps the fresh one by $o%, the plugin's alignment by $a%"
+        table[${#table[@]}-1]+=", offline $o%"
+    fi
     [[ "$(sections "$d/aligned.o")" == "$(sections "$d/fresh.o")" ]] ||
         fail "$e: hot and cold decisions differ from the fresh profile's: $(diff <(sections "$d/aligned.o") <(sections "$d/fresh.o") | head -n 6 | tr '\n' ' ')"
 done
+grep -v 'callsites' "$OLD" > "$TEST_TMP/bare.prof"
+! "$SFDO_BUILD/sfdo-profile" align "$TEST_TMP/bare.prof" "$TEST_TMP/old/prog" \
+    -o "$TEST_TMP/bare.out" 2> "$TEST_TMP/bare.err" ||
+    fail "sfdo-profile align took a profile without call sites"
+grep -q 'records no call sites' "$TEST_TMP/bare.err" ||
+    fail "sfdo-profile align did not say why: $(cat "$TEST_TMP/bare.err")"
+[[ ! -e $TEST_TMP/bare.out ]] || fail "sfdo-profile align left an output after an error"
 printf '%s\n' "${table[@]}" >&2
 echo "$TEST_NAME: $(IFS=';'; echo "${table[*]}")"
