@@ -34,17 +34,18 @@ def overlaps(work):
 
 def plugin_notes(work):
     """Totals of the plugin's per-unit stale lines."""
-    moved = exact = unanchored = units = 0
+    moved = renamed = exact = unanchored = units = 0
     for line in open(os.path.join(work, "stale.notes")):
         m = re.search(r"stale profile: (\d+) functions' lines moved.*"
-                      r"; (\d+) functions matched as they were, (\d+) had no",
-                      line)
+                      r"; (\d+) functions found under their old name.*"
+                      r"; (\d+) matched as they were, (\d+) had no", line)
         if m:
             units += 1
             moved += int(m.group(1))
-            exact += int(m.group(2))
-            unanchored += int(m.group(3))
-    return units, moved, exact, unanchored
+            renamed += int(m.group(2))
+            exact += int(m.group(3))
+            unanchored += int(m.group(4))
+    return units, moved, renamed, exact, unanchored
 
 
 def jumps(work):
@@ -91,12 +92,13 @@ def main():
                "`-fplugin-arg-samplefdo-no-realign`), with its own fresh "
                "profile, and with instrumented PGO." % (a.command, mode,
                                                         a.diff))
-    units, moved, exact, unanchored = notes
+    units, moved, renamed, exact, unanchored = notes
     out.append("- What the plugin said of 5.4.2's profile: in %d of Lua's "
-               "files, %d functions' lines moved with their call sites; "
+               "files, %d functions' lines moved with their call sites; %d "
+               "functions found under their old name by their call sites; "
                "%d functions' call sites were where they had been; %d "
                "functions had no call site to align by (kept as they were)."
-               % (units, moved, exact, unanchored))
+               % (units, moved, renamed, exact, unanchored))
     out.append("")
     out.append("| Lua 5.4.4 built with | block overlap with the fresh "
                "profile's counts | within functions | block overlap with "

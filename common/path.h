@@ -4,6 +4,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* How many trailing path components A and B (ALEN and BLEN bytes) share,
    "." components and repeated slashes aside: 0 when their base names
    differ.  "/ci/x/src/a.c" and "src/a.c" share 2.  */
@@ -30,5 +34,9 @@ void sfdo_path_pick_offer (struct sfdo_path_pick *p, const char *path,
                            size_t len, ptrdiff_t id);
 /* The ID chosen, or -1 (none, or a tie).  */
 ptrdiff_t sfdo_path_pick_result (const struct sfdo_path_pick *p);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -298,6 +298,20 @@ note_realignment (cgraph_node *node, const struct sfdo_realignment *r)
 		all ? 100.0 * r->dropped / all : 0.0));
 }
 
+/* NODE, which the profile lacks by name, has F's profile under the name
+   it had when profiled: note it in EXTRA and sfdo_stats.  */
+
+static void
+note_renamed (cgraph_node *node, struct sfdo_prof_func *f,
+	      sfdo_extra_map *extra)
+{
+  extra->put (node->decl, f);
+  sfdo_stats.renamed++;
+  sfdo_stats.realigned_notes.safe_push
+    (xasprintf ("%s: the profile of %s (renamed: the same call sites)",
+		node->asm_name (), sfdo_profile_str (sfdo_profile, f->name)));
+}
+
 /* Stage 1: profiles of an older source, aligned to today's (stale.h).
    A moved copy replaces a function's profile for every later stage;
    MOVED holds the copies, which the caller frees.  */
@@ -314,10 +328,17 @@ realign_stale_profiles (sfdo_extra_map *extra,
     {
       struct sfdo_prof_func *f, *g;
       struct sfdo_realignment r;
-      if (!own_body_p (node) || !(f = sfdo_profile_of (node->decl, extra))
-	  || !f->total)
+      if (!own_body_p (node))
 	continue;
       push_cfun (DECL_STRUCT_FUNCTION (node->decl));
+      if (!(f = sfdo_profile_of (node->decl, extra))
+	  && (f = sfdo_renamed_profile ()))
+	note_renamed (node, f, extra);
+      if (!f || !f->total)
+	{
+	  pop_cfun ();
+	  continue;
+	}
       g = sfdo_realign_profile (f, &r);
       pop_cfun ();
       note_realignment (node, &r);

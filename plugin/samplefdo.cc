@@ -116,7 +116,7 @@ release_stats (void)
     free (name);
   sfdo_stats.realigned_notes.release ();
   sfdo_stats.realigned = sfdo_stats.realigned_exact = 0;
-  sfdo_stats.realigned_unanchored = 0;
+  sfdo_stats.realigned_unanchored = sfdo_stats.renamed = 0;
   sfdo_stats.moved_strong = sfdo_stats.moved_weak = 0;
   sfdo_stats.moved_dropped = 0;
 }
@@ -134,17 +134,18 @@ print_realignment (void)
   unsigned i;
   char *note;
 
-  if (!s->realigned)
+  if (!s->realigned && !s->renamed)
     return;
   fprintf (stderr, "%s: %s: stale profile: %u functions' lines moved "
 	   "with their call sites (of their weight: %.1f%% kept its "
-	   "distance from an anchor, %.1f%% moved in proportion, %.1f%% left "
-	   "out); %u functions matched as they were, %u had no call site "
-	   "to align by\n", SFDO_PLUGIN_NAME, main_input_filename,
+	   "distance from an anchor, %.1f%% placed by the nearer one, %.1f%% "
+	   "left out); %u functions found under their old name by their call "
+	   "sites; %u matched as they were, %u had no call site to align "
+	   "by\n", SFDO_PLUGIN_NAME, main_input_filename,
 	   s->realigned, all ? 100.0 * s->moved_strong / all : 0.0,
 	   all ? 100.0 * s->moved_weak / all : 0.0,
-	   all ? 100.0 * s->moved_dropped / all : 0.0, s->realigned_exact,
-	   s->realigned_unanchored);
+	   all ? 100.0 * s->moved_dropped / all : 0.0, s->renamed,
+	   s->realigned_exact, s->realigned_unanchored);
   if (sfdo_opts.verbose)
     FOR_EACH_VEC_ELT (s->realigned_notes, i, note)
       fprintf (stderr, "%s: %s: %s\n", SFDO_PLUGIN_NAME,

@@ -111,7 +111,7 @@ struct sfdo_stats
   /* Profiles from an older source (stale.h): functions whose lines moved
      with their call-site anchors, the profile weight moved strongly,
      weakly and left out, and the details for verbose.  */
-  unsigned realigned, realigned_exact, realigned_unanchored;
+  unsigned realigned, realigned_exact, realigned_unanchored, renamed;
   uint64_t moved_strong, moved_weak, moved_dropped;
   vec<char *> realigned_notes;
 };

@@ -23,7 +23,9 @@
 #include "gimple-iterator.h"
 #include "hash-set.h"
 #include "hash-map.h"
+#include "cgraph.h"
 
+#include "../common/path.h"
 #include "../profiles/profile.h"
 #include "../profiles/align.h"
 #include "samplefdo.h"
@@ -164,9 +166,76 @@ sfdo_block_weak (basic_block bb)
   return false;
 }
 
+/* This file's static functions the profile lists that no function of
+   the unit is named, by shape signature (UINT64_MAX where two share one);
+   built on first use.  */
+typedef hash_map<int_hash<uint64_t, 0, UINT64_MAX>, uint64_t> sfdo_sig_map;
+static sfdo_sig_map *unclaimed;
+
+/* Whether the profile's function F belongs to this unit's file.  */
+
+static bool
+of_this_file (const struct sfdo_prof_func *f)
+{
+  const char *file = sfdo_profile_str (sfdo_profile, f->file);
+  const char *unit = main_input_filename;
+
+  return f->file && unit
+	 && sfdo_shared_path_tail (file, strlen (file), unit, strlen (unit)) > 0;
+}
+
+static void
+gather_unclaimed (void)
+{
+  hash_set<nofree_string_hash> names;
+  cgraph_node *node;
+
+  unclaimed = new sfdo_sig_map;
+  FOR_EACH_FUNCTION (node)
+    names.add (IDENTIFIER_POINTER (DECL_ASSEMBLER_NAME (node->decl)));
+  if (sfdo_profile_load_all (sfdo_profile, NULL) != SFDO_OK)
+    return;
+  for (size_t i = 0; i < sfdo_profile_nfuncs (sfdo_profile); i++)
+    {
+      const struct sfdo_prof_func *f = sfdo_profile_func (sfdo_profile, i,
+							  NULL);
+      uint64_t sig;
+      if (!f || !f->total || !of_this_file (f)
+	  || names.contains (sfdo_profile_str (sfdo_profile, f->name))
+	  || !(sig = sfdo_prof_func_signature (sfdo_profile, f)))
+	continue;
+      bool existed;
+      uint64_t &slot = unclaimed->get_or_insert (sig, &existed);
+      slot = existed ? UINT64_MAX : (uint64_t) i;
+    }
+}
+
+struct sfdo_prof_func *
+sfdo_renamed_profile (void)
+{
+  auto_vec<sfdo_anchor> anchors;
+  hash_set<int_hash<int, -1, -2> > lines;
+  uint64_t sig, *slot;
+
+  if (TREE_PUBLIC (current_function_decl))
+    return NULL;
+  body_anchors (&anchors, &lines);
+  sig = sfdo_anchors_signature (anchors.address (), anchors.length ());
+  if (!sig)
+    return NULL;
+  if (!unclaimed)
+    gather_unclaimed ();
+  slot = unclaimed->get (sig);
+  if (!slot || *slot == UINT64_MAX)
+    return NULL;
+  return sfdo_profile_func (sfdo_profile, *slot, NULL);
+}
+
 void
 sfdo_forget_weak_lines (void)
 {
+  delete unclaimed;
+  unclaimed = NULL;
   if (!weak_lines)
     return;
   for (auto it = weak_lines->begin (); it != weak_lines->end (); ++it)

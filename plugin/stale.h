@@ -36,12 +36,22 @@ struct sfdo_realignment
 struct sfdo_prof_func *sfdo_realign_profile (struct sfdo_prof_func *f,
 					     struct sfdo_realignment *r);
 
+/* The profile of the current function, file-local and without a profile
+   of its name, under the name it had in the profiled source: the one
+   static function of this file that the profile lists, that no function
+   of this unit is named, and that calls the same functions in the same
+   order (its shape signature, profiles/align.h); NULL if none.  Profiles
+   of global functions are not taken this way: their name may still be
+   another unit's.  */
+struct sfdo_prof_func *sfdo_renamed_profile (void);
+
 /* Whether BB of the current function holds a line its realigned profile
    placed by guess (a weak match): the flow may move its count more
    freely (SFDO_FLOW_WEAK).  */
 bool sfdo_block_weak (basic_block bb);
 
-/* Forget the weak lines of every function (at the end of the pass).  */
+/* Forget the weak lines of every function and what sfdo_renamed_profile
+   gathered (at the end of the pass).  */
 void sfdo_forget_weak_lines (void);
 
 #endif

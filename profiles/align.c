@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/u64map.h"
 #include "../common/xalloc.h"
 #include "profile.h"
 
@@ -236,12 +237,89 @@ in_shape (struct sfdo_profile *p, const struct sfdo_prof_func *f,
   return sfdo_profile_find (shape, name, NULL, &err);
 }
 
+uint64_t
+sfdo_anchors_signature (const struct sfdo_anchor *a, size_t n)
+{
+  if (n < 2)
+    return 0;
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++)
+    {
+      const char *name = a[i].name + (a[i].name[0] == '*');
+      uint64_t part = sfdo_fnv1a (name, strcspn (name, "."));
+      h = (h ^ part) * 1099511628211ull;
+    }
+  return h ? h : 1;
+}
+
+uint64_t
+sfdo_prof_func_signature (const struct sfdo_profile *p,
+                          const struct sfdo_prof_func *f)
+{
+  size_t n;
+  struct sfdo_anchor *a = sfdo_prof_func_anchors (p, f, &n);
+  uint64_t h = sfdo_anchors_signature (a, n);
+  free (a);
+  return h;
+}
+
+/* The functions of SHAPE that P lacks, by signature: signature -> index
+   + 1, or UINT64_MAX where two share one (no rename can choose).  Static
+   and global ones apart (the key's low bit).  */
+static void
+unclaimed_shapes (struct sfdo_profile *p, struct sfdo_profile *shape,
+                  struct sfdo_u64map *by_signature)
+{
+  for (size_t i = 0; i < sfdo_profile_nfuncs (shape); i++)
+    {
+      const struct sfdo_prof_func *g = sfdo_profile_func (shape, i, NULL);
+      struct sfdo_error err;
+      sfdo_error_clear (&err);
+      const char *name = sfdo_profile_str (shape, g->name);
+      if (g->file ? sfdo_profile_find_static (p, name,
+                                              sfdo_profile_str (shape, g->file),
+                                              &err)
+                  : sfdo_profile_find (p, name, NULL, &err))
+        continue;
+      uint64_t sig = sfdo_prof_func_signature (shape, g);
+      if (!sig)
+        continue;
+      uint64_t *slot = sfdo_u64map_get (by_signature, (sig << 1) | !!g->file);
+      *slot = *slot ? UINT64_MAX : i + 1;
+    }
+}
+
+/* The function of SHAPE that F (of P, which SHAPE lacks by name) became:
+   the one unclaimed function of its signature and linkage; NULL if none.
+   F is renamed to it.  */
+static const struct sfdo_prof_func *
+renamed (struct sfdo_profile *p, struct sfdo_prof_func *f,
+         struct sfdo_profile *shape, const struct sfdo_u64map *by_signature,
+         FILE *notes)
+{
+  uint64_t sig = sfdo_prof_func_signature (p, f);
+  const uint64_t *slot
+    = sig ? sfdo_u64map_find (by_signature, (sig << 1) | !!f->file) : NULL;
+  if (!slot || *slot == UINT64_MAX)
+    return NULL;
+  const struct sfdo_prof_func *g = sfdo_profile_func (shape, *slot - 1, NULL);
+  const char *to = sfdo_profile_str (shape, g->name);
+  if (notes)
+    fprintf (notes, "%s: renamed %s (the same call sites)\n",
+             sfdo_profile_str (p, f->name), to);
+  f->name = sfdo_profile_intern_str (p, to);
+  return g;
+}
+
 static void
 align_function (struct sfdo_profile *p, struct sfdo_prof_func *f,
-                struct sfdo_profile *shape, struct sfdo_align_report *r,
-                FILE *notes)
+                struct sfdo_profile *shape,
+                const struct sfdo_u64map *by_signature,
+                struct sfdo_align_report *r, FILE *notes)
 {
   const struct sfdo_prof_func *now = in_shape (p, f, shape);
+  if (!now && (now = renamed (p, f, shape, by_signature, notes)))
+    r->renamed++;
   if (!now)
     {
       r->missing++;
@@ -267,11 +345,18 @@ void
 sfdo_align_to_shape (struct sfdo_profile *p, struct sfdo_profile *shape,
                      struct sfdo_align_report *r, FILE *notes)
 {
+  struct sfdo_u64map by_signature = { 0 };
+  struct sfdo_error err;
   memset (r, 0, sizeof *r);
+  unclaimed_shapes (p, shape, &by_signature);
   for (size_t i = 0; i < sfdo_profile_nfuncs (p); i++)
     {
       struct sfdo_prof_func *f = sfdo_profile_func (p, i, NULL);
       if (f && f->total)
-        align_function (p, f, shape, r, notes);
+        align_function (p, f, shape, &by_signature, r, notes);
     }
+  sfdo_u64map_release (&by_signature);
+  sfdo_error_clear (&err);
+  if (r->renamed)
+    sfdo_profile_finalize (p, &err);
 }

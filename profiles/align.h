@@ -83,14 +83,25 @@ int64_t sfdo_anchor_move (const struct sfdo_anchor_pair *pairs, size_t n,
    name); the weight of moved functions' lines placed strongly, weakly,
    and left out (no code there now).  */
 struct sfdo_align_report {
-  size_t exact, moved, unanchored, missing;
+  size_t exact, moved, unanchored, missing, renamed;
   uint64_t strong, weak, dropped;
 };
+
+/* The shape signature of F (of P): a hash of the callee names of its
+   anchors in order (clone suffixes aside), the same whatever their
+   offsets; 0 when it has fewer than two anchors (too little to tell two
+   functions apart).  */
+uint64_t sfdo_prof_func_signature (const struct sfdo_profile *p,
+                                   const struct sfdo_prof_func *f);
+uint64_t sfdo_anchors_signature (const struct sfdo_anchor *a, size_t n);
 
 /* Align every function of P to SHAPE (a newer binary's shape, as
    converter/anchors.h's sfdo_binary_shape makes it: call sites and lines
    of count 0): where its call sites moved, its lines move with them, in
-   place.  With NOTES, a line per moved function.  */
+   place.  A function SHAPE lacks by name takes the name of the one
+   function of SHAPE that P lacks and that has its shape signature, of the
+   same linkage (a renamed function; BMAT's cascade).  With NOTES, a line
+   per moved or renamed function.  P is finalized again on return.  */
 void sfdo_align_to_shape (struct sfdo_profile *p, struct sfdo_profile *shape,
                           struct sfdo_align_report *r, FILE *notes);
 

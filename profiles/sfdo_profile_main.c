@@ -575,12 +575,13 @@ cmd_align (int argc, char **argv)
       uint64_t all = r.strong + r.weak + r.dropped;
       fprintf (stderr, "sfdo-profile: %zu functions' lines moved with their "
                "call sites (of their weight %.1f%% strong, %.1f%% weak, "
-               "%.1f%% left out); %zu as they were; %zu with no call site "
-               "to align by; %zu not in %s\n", r.moved,
+               "%.1f%% left out); %zu renamed (found by their call sites); "
+               "%zu as they were; %zu with no call site to align by; %zu "
+               "not in %s\n", r.moved,
                all ? 100.0 * r.strong / all : 0.0,
                all ? 100.0 * r.weak / all : 0.0,
-               all ? 100.0 * r.dropped / all : 0.0, r.exact, r.unanchored,
-               r.missing, argv[optind + 1]);
+               all ? 100.0 * r.dropped / all : 0.0, r.renamed, r.exact,
+               r.unanchored, r.missing, argv[optind + 1]);
       sfdo_profile_free (shape);
       rc = save (p, out, binary > 0
                          || (binary < 0
