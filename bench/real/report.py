@@ -215,8 +215,8 @@ def main():
         w("")
         w("`cycles:u`: not available on this machine (no hardware PMU; perf stat reports `<not supported>`).")
     w("")
-    w("The transform ladder (annotation only, + inline replay, + promotion, + value profiles) is not measured: "
-      "the plugin has no switches yet to turn its transforms off one by one.")
+    w("The transform ladder (counts only, then each family of decisions turned on) is measured on Lua and "
+      "SQLite by `bench/decisions-bench.sh` (section \"Decisions and the transform ladder\").")
     w("")
     counts_table(w, progs, counts)
 
