@@ -72,33 +72,7 @@ rc=0; bench/real/fetch.sh || rc=$?
 prepare_lua
 [[ " ${PROGS[*]} " == *" sqlite "* ]] && prepare_sqlite
 
-LUA_DIR=$ROOT/bench/real/lua
-LUA_SCRIPTS=(fib binarytrees nbody spectralnorm fannkuch strings sort)
-LUA_TRAIN=(25 10 20000 100 8 20000 20000)
-LUA_SMALL=(22 9 6000 60 7 6000 6000)
-if [[ $MODE == quick ]]; then LUA_REF=("${LUA_SMALL[@]}"); else
-    LUA_REF=(32 13 100000 300 9 80000 60000); fi
-SQL_TRAIN=20 SQL_SMALL=3
-SQL_REF=$([[ $MODE == quick ]] && echo 3 || echo 40)
-
-# run_cmd PROG BIN WHICH: the shell command of PROG's run (train, small,
-# ref); Lua's string hash is seeded from the clock and addresses, which
-# moves instruction counts: LUA_NOSEED is fixed by the -D in the builds.
-run_cmd() {
-    local p=$1 b=$2 w=$3 i c="" sizes=()
-    case $p in
-        lua) case $w in train) sizes=("${LUA_TRAIN[@]}") ;; small) sizes=("${LUA_SMALL[@]}") ;;
-                 *) sizes=("${LUA_REF[@]}") ;; esac
-             for i in "${!LUA_SCRIPTS[@]}"; do
-                 c+="$b $LUA_DIR/${LUA_SCRIPTS[i]}.lua ${sizes[i]}; "
-             done
-             echo "$c" ;;
-        sqlite) local s=$SQL_REF
-                [[ $w == train ]] && s=$SQL_TRAIN
-                [[ $w == small ]] && s=$SQL_SMALL
-                echo "$b --memdb --size $s --testset main --verify" ;;
-    esac
-}
+. bench/real/inputs.sh
 
 # The ladder: each rung turns one more family on.
 LADDER=(counts hotcold inline loops icall sfdo)
@@ -184,14 +158,7 @@ done
 : > "$WORK/jumps.tsv"
 for p in "${PROGS[@]}"; do
     for v in "${VARIANTS[@]}"; do
-        bin=$WORK/build/$p/$v/$(prog_binary "$p")
-        ir=0 tk=0
-        while IFS= read -r cmd; do
-            [[ -n $cmd ]] || continue
-            read -r -a words <<<"$cmd"
-            read -r _ a _ b < <(python3 "$JUMPS" -- "${words[@]}")
-            ir=$((ir + a)) tk=$((tk + b))
-        done < <(run_cmd "$p" "$bin" small | tr ';' '\n' | sed 's/^ *//')
+        read -r ir tk < <(count_small "$JUMPS" "$p" "$WORK/build/$p/$v/$(prog_binary "$p")")
         printf '%s\t%s\t%s\t%s\n' "$p" "$v" "$ir" "$tk" >> "$WORK/jumps.tsv"
     done
     say "  counted $p ($(( $(date +%s) - START )) s)"
