@@ -220,13 +220,14 @@ attr_top_line (struct attributor *at, uint64_t vaddr, struct sfdo_u64map *seen)
   if (off < 0)
     return;
   struct sfdo_prof_func *f = top_func (at, fr[0].function, fr[0].file);
-  uint64_t key[2] = { (uintptr_t) f, (uint64_t) off };
+  uint32_t disc = n == 1 ? fr[0].discriminator : 0;
+  uint64_t key[3] = { (uintptr_t) f, (uint64_t) off, disc };
   uint64_t *slot
     = sfdo_u64map_get (seen, sfdo_fnv1a ((const char *) key, sizeof key) | 1);
   if (*slot)
     return;
   *slot = 1;
-  sfdo_prof_func_add_line (f, (uint32_t) off, 0, 0);
+  sfdo_prof_func_add_line (f, (uint32_t) off, disc, 0);
 }
 
 void

@@ -57,8 +57,9 @@ struct sfdo_prof_func *attr_owner (struct attributor *at, uint64_t vaddr,
 void attr_call_site (struct attributor *at, uint64_t vaddr,
                      const char *callee, struct sfdo_u64map *seen);
 /* Record, once (SEEN), that the top-level function at VADDR has code at
-   its line there (for inlined code, the line of the outermost call): a
-   line of no count in its profile.  */
+   its line there (for inlined code, the line of the outermost call), with
+   its discriminator (the function's own code only): a line of no count in
+   its profile.  */
 void attr_top_line (struct attributor *at, uint64_t vaddr,
                     struct sfdo_u64map *seen);
 /* The top-level profile of the function whose entry is at ENTRY, or NULL

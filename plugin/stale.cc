@@ -32,8 +32,9 @@
 #include "position.h"
 #include "stale.h"
 
-/* The anchors of the current function's body, sorted, and into LINES
-   the offsets its statements sit at.  */
+/* The anchors of the current function's body (its calls, and its own
+   lines with blocks of a discriminator: branch anchors), sorted, and
+   into LINES the offsets its statements sit at.  */
 
 static void
 body_anchors (vec<sfdo_anchor> *out, hash_set<int_hash<int, -1, -2> > *lines)
@@ -57,6 +58,8 @@ body_anchors (vec<sfdo_anchor> *out, hash_set<int_hash<int, -1, -2> > *lines)
 	if (callee)
 	  out->safe_push ({ (uint32_t) offset, IDENTIFIER_POINTER
 						(DECL_ASSEMBLER_NAME (callee)) });
+	if (!inlined && bb->discriminator)
+	  out->safe_push ({ (uint32_t) offset, sfdo_branch_anchor });
       }
   out->truncate (sfdo_anchors_sort (out->address (), out->length ()));
 }
@@ -112,7 +115,7 @@ add_end_anchor (const struct sfdo_prof_func *f, struct sfdo_anchor_pair *pairs,
   if (end < 0 || end >= INT_MAX - 2 || last <= pairs[*npairs - 1].from
       || end <= pairs[*npairs - 1].to)
     return;
-  pairs[(*npairs)++] = { last, end };
+  pairs[(*npairs)++] = { last, end, 0 };
 }
 
 /* The lines each realigned function's profile placed by guess (their new

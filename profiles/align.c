@@ -39,11 +39,13 @@ sfdo_anchors_sort (struct sfdo_anchor *a, size_t n)
   return k;
 }
 
+const char sfdo_branch_anchor[] = "~branch";
+
 struct sfdo_anchor *
 sfdo_prof_func_anchors (const struct sfdo_profile *p,
                         const struct sfdo_prof_func *f, size_t *n)
 {
-  size_t cap = f->ncallsites, k = 0;
+  size_t cap = f->ncallsites + f->nlines, k = 0;
   for (size_t i = 0; i < f->nvalues; i++)
     if (f->values[i].kind == SFDO_VALUE_CALL_SITES)
       cap += f->values[i].nentries;
@@ -62,18 +64,26 @@ sfdo_prof_func_anchors (const struct sfdo_profile *p,
     a[k++] = (struct sfdo_anchor) {
       f->callsites[i].offset, sfdo_profile_str (p, f->callsites[i].callee->name)
     };
+  for (size_t i = 0; i < f->nlines; i++)
+    if (f->lines[i].discriminator)
+      a[k++] = (struct sfdo_anchor) { f->lines[i].offset, sfdo_branch_anchor };
   *n = sfdo_anchors_sort (a, k);
   return a;
 }
 
-/* What matching A and B scores: 0 for other callees; a match, and among
-   alignments with as many, one more for an anchor that kept its offset.  */
+/* What matching A and B scores: 0 for other callees; a call 2, a branch
+   (weaker evidence: optimisation may merge or drop blocks) 1; twice that
+   for an anchor that kept its offset.  Without the premium a crooked
+   alignment that pairs one more anchor would win over the one that leaves
+   them all in place, and call a profile stale that is not (the profiled
+   binary cross-jumps identical code and keeps one copy's lines).  */
 static uint64_t
 match_score (const struct sfdo_anchor *a, const struct sfdo_anchor *b)
 {
   if (!sfdo_same_callee (a->name, b->name))
     return 0;
-  return (uint64_t) SFDO_MAX_ALIGN_CELLS + (a->offset == b->offset);
+  uint64_t base = strcmp (a->name, sfdo_branch_anchor) == 0 ? 1 : 2;
+  return a->offset == b->offset ? 2 * base : base;
 }
 
 static uint64_t
@@ -81,6 +91,34 @@ max3 (uint64_t a, uint64_t b, uint64_t c)
 {
   uint64_t m = a > b ? a : b;
   return m > c ? m : c;
+}
+
+/* The distance pair P moved.  */
+static int64_t
+shift (const struct sfdo_anchor_pair *p)
+{
+  return p->to - p->from;
+}
+
+/* Drop from the N pairs P each pair of branches that moved by another
+   distance than its neighbours, which agree with each other (the
+   declaration, never moved, before the first; the last is kept: a leaf
+   function's one loop is its only anchor); returns how many are left.  */
+static size_t
+drop_lone_branches (struct sfdo_anchor_pair *p, size_t n)
+{
+  size_t k = 0;
+  int64_t before = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      int64_t own = shift (&p[i]);
+      int lone = p[i].branch && own != before && i + 1 < n
+                 && shift (&p[i + 1]) == before;
+      before = own;
+      if (!lone)
+        p[k++] = p[i];
+    }
+  return k;
 }
 
 int
@@ -110,7 +148,8 @@ sfdo_align_anchors (const struct sfdo_anchor *old, size_t nold,
       if (s && best[i * w + j] == best[(i + 1) * w + j + 1] + s)
         {
           (*pairs)[(*npairs)++] = (struct sfdo_anchor_pair) {
-            old[i].offset, cur[j].offset
+            old[i].offset, cur[j].offset,
+            strcmp (old[i].name, sfdo_branch_anchor) == 0
           };
           i++, j++;
         }
@@ -120,6 +159,7 @@ sfdo_align_anchors (const struct sfdo_anchor *old, size_t nold,
         j++;
     }
   free (best);
+  *npairs = drop_lone_branches (*pairs, *npairs);
   return 0;
 }
 
@@ -136,7 +176,7 @@ int64_t
 sfdo_anchor_move (const struct sfdo_anchor_pair *pairs, size_t n,
                   uint32_t offset, int *strong)
 {
-  struct sfdo_anchor_pair lo = { 0, 0 }, hi = { -1, -1 };
+  struct sfdo_anchor_pair lo = { 0, 0, 0 }, hi = { -1, -1, 0 };
   for (size_t i = 0; i < n; i++)
     if (pairs[i].from <= (int64_t) offset)
       lo = pairs[i];
@@ -200,7 +240,7 @@ move_function (struct sfdo_profile *p, struct sfdo_prof_func *f,
   int64_t from_end = last_line (f), to_end = last_line (now);
   size_t anchors = n;
   if (from_end > pairs[n - 1].from && to_end > pairs[n - 1].to)
-    pairs[n++] = (struct sfdo_anchor_pair) { from_end, to_end };
+    pairs[n++] = (struct sfdo_anchor_pair) { from_end, to_end, 0 };
   struct shape_move m = { pairs, n, now };
   uint64_t strong = 0, weak = 0, dropped = 0;
   for (size_t i = 0; i < f->nlines; i++)
@@ -243,13 +283,18 @@ sfdo_anchors_signature (const struct sfdo_anchor *a, size_t n)
   if (n < 2)
     return 0;
   uint64_t h = 1469598103934665603ull;
+  size_t calls = 0;
   for (size_t i = 0; i < n; i++)
     {
+      if (a[i].name == sfdo_branch_anchor
+          || strcmp (a[i].name, sfdo_branch_anchor) == 0)
+        continue;
+      calls++;
       const char *name = a[i].name + (a[i].name[0] == '*');
       uint64_t part = sfdo_fnv1a (name, strcspn (name, "."));
       h = (h ^ part) * 1099511628211ull;
     }
-  return h ? h : 1;
+  return calls < 2 ? 0 : h ? h : 1;
 }
 
 uint64_t

@@ -31,9 +31,11 @@ struct sfdo_anchor {
   const char *name;
 };
 
-/* A matched pair: the older source's offset and the newer one's.  */
+/* A matched pair: the older source's offset and the newer one's, and
+   whether the anchors are branches.  */
 struct sfdo_anchor_pair {
   int64_t from, to;
+  int branch;
 };
 
 /* Whether callee names A and B name one function: GCC's clone suffixes
@@ -44,21 +46,31 @@ int sfdo_same_callee (const char *a, const char *b);
    many are left.  */
 size_t sfdo_anchors_sort (struct sfdo_anchor *a, size_t n);
 
-/* The anchors of F, a function of P: the callees its call sites name and
-   its inline instances, sorted and distinct; *N of them (malloc'd, NULL
-   if none).  */
+/* The name of a branch anchor: a line GCC gave discriminators (several
+   blocks on one line: a loop's header, a condition), the same in every
+   build of the same source, so that a function with no call still has
+   anchors.  */
+extern const char sfdo_branch_anchor[];
+
+/* The anchors of F, a function of P: the callees its call sites name, its
+   inline instances, and its lines with discriminators (branch anchors),
+   sorted and distinct; *N of them (malloc'd, NULL if none).  */
 struct sfdo_anchor *sfdo_prof_func_anchors (const struct sfdo_profile *p,
                                             const struct sfdo_prof_func *f,
                                             size_t *n);
 
-/* Align the sorted anchors OLD (NOLD) with CUR (NCUR): the longest
-   common subsequence by callee name, of those the one that leaves most
-   anchors at their offset (the profiled binary may have merged two
-   identical calls and kept one copy's line: the copy it kept must
-   match).  The pairs, in order, into *PAIRS (malloc'd, with room for
-   one more: a caller's closing-line anchor) and *NPAIRS.
-   Returns 0, or -1 (nothing aligned) when NOLD * NCUR is over
-   SFDO_MAX_ALIGN_CELLS.  */
+/* Align the sorted anchors OLD (NOLD) with CUR (NCUR): a common
+   subsequence by callee name of the highest score, a call counting twice
+   a branch and an anchor left at its offset twice one moved (the
+   profiled binary may have merged two identical calls and kept one
+   copy's line: the copy it kept must match).  A pair of branches that
+   moved by another distance than the pairs on either side of it, which
+   agree, is dropped: optimisation merges and drops blocks, and a lone
+   branch out of step is such noise, where an edit moves a run of anchors
+   together.  The
+   pairs, in order, into *PAIRS (malloc'd, with room for one more: a
+   caller's closing-line anchor) and *NPAIRS.  Returns 0, or -1 (nothing
+   aligned) when NOLD * NCUR is over SFDO_MAX_ALIGN_CELLS.  */
 #define SFDO_MAX_ALIGN_CELLS (4u << 20)
 int sfdo_align_anchors (const struct sfdo_anchor *old, size_t nold,
                         const struct sfdo_anchor *cur, size_t ncur,
@@ -88,9 +100,9 @@ struct sfdo_align_report {
 };
 
 /* The shape signature of F (of P): a hash of the callee names of its
-   anchors in order (clone suffixes aside), the same whatever their
-   offsets; 0 when it has fewer than two anchors (too little to tell two
-   functions apart).  */
+   anchors in order (clone suffixes aside; branch anchors left out), the
+   same whatever their offsets; 0 when it has fewer than two calls (too
+   little to tell two functions apart).  */
 uint64_t sfdo_prof_func_signature (const struct sfdo_profile *p,
                                    const struct sfdo_prof_func *f);
 uint64_t sfdo_anchors_signature (const struct sfdo_anchor *a, size_t n);

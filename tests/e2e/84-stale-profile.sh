@@ -17,13 +17,15 @@
 # must be the fresh build's.  Edits:
 #   above    three lines above the hot function: nothing moves;
 #   inside   two statements inside its loop, between two calls;
-#   delete   a comment line and the last statement of the loop go;
+#   delete   a comment line and the loop's rare branch (with its call) go;
 #   branch   a rarely taken branch with a new call, in place of a line;
 #   callee   fold_odd's call replaced by a call to a new function, defined
 #            above: the lines stay where they were;
 #   reorder  fold_odd moved above next_value: nothing moves;
 #   rename   mix_all renamed mix_many: found by its call sites (the same
-#            callees in the same order), by the plugin and offline.
+#            callees in the same order), by the plugin and offline;
+#   leaf     two lines inside spread, a function that calls nothing:
+#            aligned by its loop's line (a branch anchor).
 # Where lines moved, `sfdo-profile align OLD.prof NEW-BINARY` must give a
 # profile that the plugin finds fitting as it is and that overlaps the
 # fresh one as well as the plugin's own alignment (within a point); a
@@ -34,7 +36,7 @@ set -euo pipefail
 need_built sfdo-record sfdo-convert samplefdo.so
 tmpdir
 BASE=$SFDO_ROOT/tests/e2e/data/stale/base.c
-MIN_OVERLAP=95 MIN_GAIN=5 ARG=4000000
+MIN_OVERLAP=95 MIN_GAIN=2 ARG=4000000
 read -r -a RECORD <<<"$(decide_recording)"
 PLUGIN=$SFDO_BUILD/samplefdo.so
 
@@ -86,7 +88,9 @@ edits = {
                                "static const int unused_b = 2;\n/* three lines */\n"),
     "inside": lambda: s.replace(inside, inside + "      v += i & 1;\n"
                                 "      v ^= v >> 29;\n"),
-    "delete": lambda: s.replace(inside, "").replace("      acc += i & 3;\n", ""),
+    "delete": lambda: s.replace(inside, "").replace(
+        "      if ((v & 0xffff) == 0)\n        {\n          rare++;\n"
+        "          report (\"rare\", rare);\n        }\n", ""),
     "branch": lambda: s.replace(inside, "      if (v == 42)\n"
                                 "        report (\"answer\", v);\n"),
     "callee": lambda: s.replace(above, "NOINLINE static unsigned long\n"
@@ -97,6 +101,8 @@ edits = {
         "NOINLINE static unsigned long\nnext_value",
         fold_odd + "NOINLINE static unsigned long\nnext_value"),
     "rename": lambda: s.replace("mix_all", "mix_many"),
+    "leaf": lambda: s.replace("  /* EDIT-LEAF */\n", "  /* EDIT-LEAF */\n"
+                              "  v ^= v >> 3;\n  v += 7;\n"),
 }
 out = edits[name]()
 if out == s:
@@ -113,7 +119,7 @@ grep -q '!Values: [0-9.]* callsites ' "$OLD" ||
     fail "the profile records no call sites (converter/anchors.h)"
 
 table=()
-for e in above inside delete branch callee reorder rename; do
+for e in above inside delete branch callee reorder rename leaf; do
     d=$TEST_TMP/$e
     mkdir -p "$d"
     apply_edit "$e" "$BASE" "$d/base.c" || fail "$e: the edit failed"
