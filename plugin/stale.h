@@ -5,8 +5,9 @@
    line.  The profile records where the profiled binary called what
    (SFDO_VALUE_CALL_SITES and its inline instances, converter/anchors.h);
    today's body calls mostly the same functions in the same order.  The
-   two sequences are aligned by callee name, and the profile's lines move
-   with the anchors they lie between (stale.cc says how).  */
+   two sequences are aligned by callee name (lines with discriminators
+   are anchors too: profiles/align.h), and the profile's lines move with
+   the anchors they lie between (stale.cc says how).  */
 
 #ifndef SFDO_PLUGIN_STALE_H
 #define SFDO_PLUGIN_STALE_H
