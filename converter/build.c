@@ -114,6 +114,8 @@ fill_header (struct sfdo_profile *p, const struct sfdo_match *m,
     sfdo_profile_add_mode (p, "ip");
   if (lbr)
     sfdo_profile_add_mode (p, "lbr");
+  /* complete_functions records every sampled function's call sites.  */
+  sfdo_profile_add_mode (p, "shape");
   if (notes->tool)
     sfdo_profile_add_tool (p, notes->tool);
   for (size_t i = 0; i < notes->nevents; i++)

@@ -127,9 +127,7 @@ sfdo_install_profile_info (void)
 
   for (size_t i = 0; i < h->nevents; i++)
     sfdo_period = MAX (sfdo_period, h->events[i].period);
-  for (size_t i = 0; i < h->nmodes; i++)
-    if (strcmp (sfdo_profile_str (sfdo_profile, h->modes[i]), "lbr") == 0)
-      sfdo_from_branch_stacks = true;
+  sfdo_from_branch_stacks = sfdo_profile_has_mode (sfdo_profile, "lbr");
   sfdo_summary.runs = 1;
   sfdo_summary.sum_max
     = (gcov_type) MIN (MAX (most, (uint64_t) 1),

@@ -322,7 +322,10 @@ realign_stale_profiles (sfdo_extra_map *extra,
 {
   cgraph_node *node;
 
-  if (sfdo_opts.no_realign)
+  /* A profile without its functions' shapes (converted before they were
+     recorded, or from another tool) has too little to align by: branch
+     anchors alone, without the calls, would find moves that are not.  */
+  if (sfdo_opts.no_realign || !sfdo_profile_has_mode (sfdo_profile, "shape"))
     return;
   FOR_EACH_FUNCTION_WITH_GIMPLE_BODY (node)
     {

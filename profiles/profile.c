@@ -247,6 +247,16 @@ sfdo_prof_func_free (struct sfdo_prof_func *f)
   free (f);
 }
 
+int
+sfdo_profile_has_mode (struct sfdo_profile *p, const char *mode)
+{
+  const struct sfdo_prof_header *h = sfdo_profile_header (p);
+  for (size_t i = 0; i < h->nmodes; i++)
+    if (strcmp (sfdo_profile_str (p, h->modes[i]), mode) == 0)
+      return 1;
+  return 0;
+}
+
 void
 sfdo_prof_func_take (struct sfdo_prof_func *f, struct sfdo_prof_func *src)
 {

@@ -336,6 +336,9 @@ sfdo_prof_func_copy_moved (struct sfdo_profile *p,
    file, total and head.  */
 void sfdo_prof_func_take (struct sfdo_prof_func *f, struct sfdo_prof_func *src);
 
+/* Whether P's header lists MODE ("ip", "lbr", "shape").  */
+int sfdo_profile_has_mode (struct sfdo_profile *p, const char *mode);
+
 /* Free F and everything nested in it (a function no profile holds).  */
 void sfdo_prof_func_free (struct sfdo_prof_func *f);
 

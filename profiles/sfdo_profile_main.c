@@ -516,21 +516,6 @@ binary_shape (const char *path, struct sfdo_profile **shape)
   return 0;
 }
 
-/* Whether P records call sites (profiles made before they did cannot be
-   aligned).  */
-static int
-has_call_sites (struct sfdo_profile *p)
-{
-  for (size_t i = 0; i < sfdo_profile_nfuncs (p); i++)
-    {
-      const struct sfdo_prof_func *f = sfdo_profile_func (p, i, NULL);
-      for (size_t k = 0; f && k < f->nvalues; k++)
-        if (f->values[k].kind == SFDO_VALUE_CALL_SITES)
-          return 1;
-    }
-  return 0;
-}
-
 static int
 cmd_align (int argc, char **argv)
 {
@@ -561,7 +546,7 @@ cmd_align (int argc, char **argv)
   if (sfdo_profile_read (argv[optind], &p, &err) != SFDO_OK)
     return report (&err);
   int rc = sfdo_profile_load_all (p, &err) != SFDO_OK ? report (&err) : 0;
-  if (!rc && !has_call_sites (p))
+  if (!rc && !sfdo_profile_has_mode (p, "shape"))
     {
       fprintf (stderr, "sfdo-profile: %s records no call sites to align by "
                "(sfdo-convert writes them since issue #18); convert its "
