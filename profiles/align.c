@@ -121,10 +121,56 @@ drop_lone_branches (struct sfdo_anchor_pair *p, size_t n)
   return k;
 }
 
+static int
+is_branch (const struct sfdo_anchor *a)
+{
+  return strcmp (a->name, sfdo_branch_anchor) == 0;
+}
+
+/* The calls among the N anchors A, into a new array (*N updated).  */
+static struct sfdo_anchor *
+calls_only (const struct sfdo_anchor *a, size_t *n)
+{
+  struct sfdo_anchor *c = sfdo_xmalloc ((*n + 1) * sizeof *c);
+  size_t k = 0;
+  for (size_t i = 0; i < *n; i++)
+    if (!is_branch (&a[i]))
+      c[k++] = a[i];
+  *n = k;
+  return c;
+}
+
+/* The alignment itself, of anchors of one kind or of both.  */
+static int align_anchors (const struct sfdo_anchor *old, size_t nold,
+                          const struct sfdo_anchor *cur, size_t ncur,
+                          struct sfdo_anchor_pair **pairs, size_t *npairs);
+
 int
 sfdo_align_anchors (const struct sfdo_anchor *old, size_t nold,
                     const struct sfdo_anchor *cur, size_t ncur,
                     struct sfdo_anchor_pair **pairs, size_t *npairs)
+{
+  size_t calls = 0;
+  for (size_t i = 0; i < nold; i++)
+    calls += !is_branch (&old[i]);
+  if (!calls || calls == nold)
+    return align_anchors (old, nold, cur, ncur, pairs, npairs);
+  /* A function with calls is aligned by its calls alone: in a large
+     function GCC's blocks, merged and split by optimisation, pull a
+     branch alignment off the calls' (Lua 5.4.2 on 5.4.4: overlap with a
+     fresh profile 77% by calls, 60% with branches).  */
+  size_t no = nold, nc = ncur;
+  struct sfdo_anchor *o = calls_only (old, &no), *c = calls_only (cur, &nc);
+  int rc = align_anchors (o, no, c, nc, pairs, npairs);
+  free (o);
+  free (c);
+  return rc;
+}
+
+static int
+align_anchors (const struct sfdo_anchor *old, size_t nold,
+               const struct sfdo_anchor *cur, size_t ncur,
+               struct sfdo_anchor_pair **pairs, size_t *npairs)
 {
   *pairs = NULL;
   *npairs = 0;
@@ -148,8 +194,7 @@ sfdo_align_anchors (const struct sfdo_anchor *old, size_t nold,
       if (s && best[i * w + j] == best[(i + 1) * w + j + 1] + s)
         {
           (*pairs)[(*npairs)++] = (struct sfdo_anchor_pair) {
-            old[i].offset, cur[j].offset,
-            strcmp (old[i].name, sfdo_branch_anchor) == 0
+            old[i].offset, cur[j].offset, is_branch (&old[i])
           };
           i++, j++;
         }

@@ -59,7 +59,9 @@ struct sfdo_anchor *sfdo_prof_func_anchors (const struct sfdo_profile *p,
                                             const struct sfdo_prof_func *f,
                                             size_t *n);
 
-/* Align the sorted anchors OLD (NOLD) with CUR (NCUR): a common
+/* Align the sorted anchors OLD (NOLD) with CUR (NCUR), by their calls
+   alone where OLD has calls, by their branches where it has none: a
+   common
    subsequence by callee name of the highest score, a call counting twice
    a branch and an anchor left at its offset twice one moved (the
    profiled binary may have merged two identical calls and kept one
