@@ -132,16 +132,23 @@ def cost_table(out, progs, work, times):
             cut = 1 - j[1] / o2[1]
             gain = 1 / ratio[v] - 1
             kept = v in ("stale", "unaligned")
+            # A share of a gain the run did not resolve means nothing:
+            # under 3%, the speed change itself.
+            if v == "pgo":
+                of_pgo = "(%+.1f%%)" % (100 * pgo_gain)
+            elif abs(pgo_gain) < 0.03:
+                of_pgo = "%+.1f%% speed" % (100 * gain)
+            else:
+                of_pgo = share(gain, pgo_gain)
+            of_fresh = share(gain, fresh_gain) \
+                if kept and abs(fresh_gain) >= 0.03 else "-"
             out.append("| %s | %s | %.3f | %.3f | %s | %s | %.3f (%.2f-%.2f) "
                        "| %s | %s |"
                        % (new, label.replace("the older release", old),
                           j[0] / o2[0], j[1] / o2[1],
                           "-" if v == "pgo" else share(cut, pgo_cut),
                           share(cut, fresh_cut) if kept else "-",
-                          ratio[v], rng[v][0], rng[v][1],
-                          "(%+.1f%%)" % (100 * pgo_gain) if v == "pgo"
-                          else share(gain, pgo_gain),
-                          share(gain, fresh_gain) if kept else "-"))
+                          ratio[v], rng[v][0], rng[v][1], of_pgo, of_fresh))
     out.append("")
 
 
@@ -191,8 +198,12 @@ def main():
                "per-repetition ratio to -O2 (min-max)." % a.reps)
     out.append("")
     cost_table(out, progs, a.work, times)
-    out.append("BMAT's anchor: 98-99% of the fresh profile's gain kept across "
-               "builds months apart (at binary level, with LBR).")
+    out.append("Where PGO's or the fresh profile's wall-time gain is under 3% "
+               "(not resolved on this host), the speed change is shown "
+               "instead of a share; read the taken jumps, which do not "
+               "drift. BMAT's anchor: 98-99% of the fresh profile's gain "
+               "kept across builds months apart (at binary level, with "
+               "LBR).")
     print("\n".join(out))
 
 
