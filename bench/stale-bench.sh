@@ -126,31 +126,7 @@ release() {   # PROG old|new: its name and version
     esac
 }
 
-LUA_DIR=$ROOT/bench/real/lua
-LUA_SCRIPTS=(fib binarytrees nbody spectralnorm fannkuch strings sort)
-LUA_TRAIN=(25 10 20000 100 8 20000 20000)
-LUA_SMALL=(22 9 6000 60 7 6000 6000)
-if [[ $MODE == quick ]]; then LUA_REF=("${LUA_SMALL[@]}"); else
-    LUA_REF=(32 13 100000 300 9 80000 60000); fi
-SQL_TRAIN=20 SQL_SMALL=3
-SQL_REF=$([[ $MODE == quick ]] && echo 3 || echo 40)
-
-# run_cmd PROG BIN WHICH: the shell command of a run (train, small, ref).
-run_cmd() {
-    local p=$1 b=$2 i c="" sizes=()
-    case $p in
-        lua) case $3 in train) sizes=("${LUA_TRAIN[@]}") ;; small) sizes=("${LUA_SMALL[@]}") ;;
-                 *) sizes=("${LUA_REF[@]}") ;; esac
-             for i in "${!LUA_SCRIPTS[@]}"; do
-                 c+="$b $LUA_DIR/${LUA_SCRIPTS[i]}.lua ${sizes[i]}; "
-             done
-             echo "$c" ;;
-        sqlite) local n=$SQL_REF
-                [[ $3 == train ]] && n=$SQL_TRAIN
-                [[ $3 == small ]] && n=$SQL_SMALL
-                echo "$b --memdb --size $n --testset main --verify" ;;
-    esac
-}
+. bench/real/inputs.sh
 
 # build_tree PROG DIR SRCDIR "FLAGS": PROG from SRCDIR into DIR.  Objects
 # only are removed first: the instrumented build's .gcda files stay
@@ -231,13 +207,7 @@ for p in "${PROGS[@]}"; do
     # 4. deterministic counts of the small inputs
     : > "$w/jumps.tsv"
     for v in new pgo fresh stale unaligned; do
-        ir=0 tk=0
-        while IFS= read -r cmd; do
-            [[ -n $cmd ]] || continue
-            read -r -a words <<<"$cmd"
-            read -r _ a _ b < <(python3 "$JUMPS" -- "${words[@]}")
-            ir=$((ir + a)) tk=$((tk + b))
-        done < <(run_cmd "$p" "$w/$v/$(prog_binary "$p")" small | tr ';' '\n' | sed 's/^ *//')
+        read -r ir tk < <(count_small "$JUMPS" "$p" "$w/$v/$(prog_binary "$p")")
         printf '%s\t%s\t%s\n' "$v" "$ir" "$tk" >> "$w/jumps.tsv"
     done
     say "  counted ($(( $(date +%s) - START )) s)"

@@ -390,11 +390,7 @@ core_value (const struct sfdo_prof_func *f, uint32_t kind, uint64_t value)
 static int
 core_has_mode (struct sfdo_profile *p, const char *mode)
 {
-  const struct sfdo_prof_header *h = sfdo_profile_header (p);
-  for (size_t i = 0; i < h->nmodes; i++)
-    if (strcmp (sfdo_profile_str (p, h->modes[i]), mode) == 0)
-      return 1;
-  return 0;
+  return sfdo_profile_has_mode (p, mode);
 }
 
 #endif
