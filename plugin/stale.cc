@@ -174,6 +174,9 @@ sfdo_block_weak (basic_block bb)
    built on first use.  */
 typedef hash_map<int_hash<uint64_t, 0, UINT64_MAX>, uint64_t> sfdo_sig_map;
 static sfdo_sig_map *unclaimed;
+/* All of them, and those already given to a function of the unit.  */
+static vec<size_t> unclaimed_list;
+static hash_set<int_hash<uint64_t, UINT64_MAX - 1, UINT64_MAX> > *claimed;
 
 /* Whether the profile's function F belongs to this unit's file.  */
 
@@ -194,6 +197,7 @@ gather_unclaimed (void)
   cgraph_node *node;
 
   unclaimed = new sfdo_sig_map;
+  claimed = new hash_set<int_hash<uint64_t, UINT64_MAX - 1, UINT64_MAX> >;
   FOR_EACH_FUNCTION (node)
     names.add (IDENTIFIER_POINTER (DECL_ASSEMBLER_NAME (node->decl)));
   if (sfdo_profile_load_all (sfdo_profile, NULL) != SFDO_OK)
@@ -204,13 +208,52 @@ gather_unclaimed (void)
 							  NULL);
       uint64_t sig;
       if (!f || !f->total || !of_this_file (f)
-	  || names.contains (sfdo_profile_str (sfdo_profile, f->name))
-	  || !(sig = sfdo_prof_func_signature (sfdo_profile, f)))
+	  || names.contains (sfdo_profile_str (sfdo_profile, f->name)))
+	continue;
+      unclaimed_list.safe_push (i);
+      if (!(sig = sfdo_prof_func_signature (sfdo_profile, f)))
 	continue;
       bool existed;
       uint64_t &slot = unclaimed->get_or_insert (sig, &existed);
       slot = existed ? UINT64_MAX : (uint64_t) i;
     }
+}
+
+/* The unclaimed profile with a name like the current function's that
+   shares most of its calls (ANCHORS), enough of them; SIZE_MAX if none or
+   a tie.  */
+
+static size_t
+similar_profile (const vec<sfdo_anchor> &anchors)
+{
+  const char *name = IDENTIFIER_POINTER (DECL_ASSEMBLER_NAME
+					   (current_function_decl));
+  size_t best = SIZE_MAX, best_shared = 0;
+  bool tie = false;
+
+  for (size_t i : unclaimed_list)
+    {
+      const struct sfdo_prof_func *f = sfdo_profile_func (sfdo_profile, i,
+							  NULL);
+      struct sfdo_anchor *old;
+      size_t nold, shared;
+      if (claimed->contains (i)
+	  || !sfdo_similar_names (sfdo_profile_str (sfdo_profile, f->name),
+				  name))
+	continue;
+      old = sfdo_prof_func_anchors (sfdo_profile, f, &nold);
+      shared = sfdo_anchors_shared (old, nold, anchors.address (),
+				    anchors.length ());
+      if (SFDO_SHARES_ENOUGH (shared, sfdo_anchors_calls (old, nold))
+	  && shared >= best_shared)
+	{
+	  tie = shared == best_shared;
+	  best = i;
+	  best_shared = shared;
+	}
+      free (old);
+    }
+  return tie ? SIZE_MAX : best;
 }
 
 struct sfdo_prof_func *
@@ -219,19 +262,23 @@ sfdo_renamed_profile (void)
   auto_vec<sfdo_anchor> anchors;
   hash_set<int_hash<int, -1, -2> > lines;
   uint64_t sig, *slot;
+  size_t i = SIZE_MAX;
 
   if (TREE_PUBLIC (current_function_decl))
     return NULL;
   body_anchors (&anchors, &lines);
-  sig = sfdo_anchors_signature (anchors.address (), anchors.length ());
-  if (!sig)
-    return NULL;
   if (!unclaimed)
     gather_unclaimed ();
-  slot = unclaimed->get (sig);
-  if (!slot || *slot == UINT64_MAX)
+  sig = sfdo_anchors_signature (anchors.address (), anchors.length ());
+  slot = sig ? unclaimed->get (sig) : NULL;
+  if (slot && *slot != UINT64_MAX && !claimed->contains (*slot))
+    i = *slot;
+  else if (!unclaimed_list.is_empty ())
+    i = similar_profile (anchors);
+  if (i == SIZE_MAX)
     return NULL;
-  return sfdo_profile_func (sfdo_profile, *slot, NULL);
+  claimed->add (i);
+  return sfdo_profile_func (sfdo_profile, i, NULL);
 }
 
 void
@@ -239,6 +286,9 @@ sfdo_forget_weak_lines (void)
 {
   delete unclaimed;
   unclaimed = NULL;
+  delete claimed;
+  claimed = NULL;
+  unclaimed_list.release ();
   if (!weak_lines)
     return;
   for (auto it = weak_lines->begin (); it != weak_lines->end (); ++it)

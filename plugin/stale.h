@@ -41,7 +41,8 @@ struct sfdo_prof_func *sfdo_realign_profile (struct sfdo_prof_func *f,
    of its name, under the name it had in the profiled source: the one
    static function of this file that the profile lists, that no function
    of this unit is named, and that calls the same functions in the same
-   order (its shape signature, profiles/align.h); NULL if none.  Profiles
+   order (its shape signature, profiles/align.h), failing that the one
+   with a similar name that shares enough of its calls; NULL if none.  Profiles
    of global functions are not taken this way: their name may still be
    another unit's.  */
 struct sfdo_prof_func *sfdo_renamed_profile (void);

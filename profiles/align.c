@@ -353,13 +353,77 @@ sfdo_prof_func_signature (const struct sfdo_profile *p,
   return h;
 }
 
-/* The functions of SHAPE that P lacks, by signature: signature -> index
-   + 1, or UINT64_MAX where two share one (no rename can choose).  Static
-   and global ones apart (the key's low bit).  */
+int
+sfdo_similar_names (const char *a, const char *b)
+{
+  a += *a == '*';
+  b += *b == '*';
+  size_t na = strcspn (a, "."), nb = strcspn (b, ".");
+  if (na == nb && memcmp (a, b, na) == 0)
+    return 0;
+  size_t longer = na > nb ? na : nb;
+  if (!longer || longer > 256)
+    return 0;
+  /* Levenshtein distance, one row at a time.  */
+  size_t row[257];
+  for (size_t j = 0; j <= nb; j++)
+    row[j] = j;
+  for (size_t i = 1; i <= na; i++)
+    {
+      size_t diag = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= nb; j++)
+        {
+          size_t up = row[j];
+          size_t best = diag + (a[i - 1] != b[j - 1]);
+          if (row[j - 1] + 1 < best)
+            best = row[j - 1] + 1;
+          if (up + 1 < best)
+            best = up + 1;
+          row[j] = best;
+          diag = up;
+        }
+    }
+  return 5 * row[nb] <= 2 * longer;
+}
+
+size_t
+sfdo_anchors_calls (const struct sfdo_anchor *a, size_t n)
+{
+  size_t calls = 0;
+  for (size_t i = 0; i < n; i++)
+    calls += !is_branch (&a[i]);
+  return calls;
+}
+
+size_t
+sfdo_anchors_shared (const struct sfdo_anchor *old, size_t nold,
+                     const struct sfdo_anchor *cur, size_t ncur)
+{
+  struct sfdo_anchor_pair *pairs;
+  size_t n = 0, shared = 0;
+  if (sfdo_align_anchors (old, nold, cur, ncur, &pairs, &n) != 0)
+    return 0;
+  for (size_t i = 0; i < n; i++)
+    shared += !pairs[i].branch;
+  free (pairs);
+  return shared;
+}
+
+/* The functions of SHAPE that P lacks: by signature (signature -> index
+   + 1, or UINT64_MAX where two share one: no rename can choose; static
+   and global ones apart, the key's low bit), and all of them in INDEX.  */
+struct unclaimed {
+  struct sfdo_u64map by_signature;
+  size_t *index, n, cap;
+  uint8_t *taken;               /* per shape function: renamed to already */
+};
+
 static void
 unclaimed_shapes (struct sfdo_profile *p, struct sfdo_profile *shape,
-                  struct sfdo_u64map *by_signature)
+                  struct unclaimed *u)
 {
+  u->taken = sfdo_xcalloc (sfdo_profile_nfuncs (shape) + 1, 1);
   for (size_t i = 0; i < sfdo_profile_nfuncs (shape); i++)
     {
       const struct sfdo_prof_func *g = sfdo_profile_func (shape, i, NULL);
@@ -371,12 +435,48 @@ unclaimed_shapes (struct sfdo_profile *p, struct sfdo_profile *shape,
                                               &err)
                   : sfdo_profile_find (p, name, NULL, &err))
         continue;
+      sfdo_xgrow (&u->index, &u->cap, u->n + 1, sizeof *u->index);
+      u->index[u->n++] = i;
       uint64_t sig = sfdo_prof_func_signature (shape, g);
       if (!sig)
         continue;
-      uint64_t *slot = sfdo_u64map_get (by_signature, (sig << 1) | !!g->file);
+      uint64_t *slot = sfdo_u64map_get (&u->by_signature,
+                                        (sig << 1) | !!g->file);
       *slot = *slot ? UINT64_MAX : i + 1;
     }
+}
+
+/* The unclaimed function of SHAPE, of F's linkage, with a name like F's
+   (of P) that shares most of F's calls, enough of them; SIZE_MAX if none
+   or a tie.  */
+static size_t
+similar_shape (struct sfdo_profile *p, const struct sfdo_prof_func *f,
+               struct sfdo_profile *shape, const struct unclaimed *u)
+{
+  size_t nold, best = SIZE_MAX, best_shared = 0;
+  int tie = 0;
+  struct sfdo_anchor *old = sfdo_prof_func_anchors (p, f, &nold);
+  size_t calls = sfdo_anchors_calls (old, nold);
+  const char *name = sfdo_profile_str (p, f->name);
+  for (size_t k = 0; k < u->n && calls; k++)
+    {
+      const struct sfdo_prof_func *g = sfdo_profile_func (shape, u->index[k],
+                                                         NULL);
+      if (u->taken[u->index[k]] || !g->file != !f->file
+          || !sfdo_similar_names (name, sfdo_profile_str (shape, g->name)))
+        continue;
+      size_t ncur;
+      struct sfdo_anchor *cur = sfdo_prof_func_anchors (shape, g, &ncur);
+      size_t shared = sfdo_anchors_shared (old, nold, cur, ncur);
+      free (cur);
+      if (!SFDO_SHARES_ENOUGH (shared, calls) || shared < best_shared)
+        continue;
+      tie = shared == best_shared;
+      best = u->index[k];
+      best_shared = shared;
+    }
+  free (old);
+  return tie ? SIZE_MAX : best;
 }
 
 /* The function of SHAPE that F (of P, which SHAPE lacks by name) became:
@@ -384,31 +484,34 @@ unclaimed_shapes (struct sfdo_profile *p, struct sfdo_profile *shape,
    F is renamed to it.  */
 static const struct sfdo_prof_func *
 renamed (struct sfdo_profile *p, struct sfdo_prof_func *f,
-         struct sfdo_profile *shape, const struct sfdo_u64map *by_signature,
-         FILE *notes)
+         struct sfdo_profile *shape, struct unclaimed *u, FILE *notes)
 {
   uint64_t sig = sfdo_prof_func_signature (p, f);
   const uint64_t *slot
-    = sig ? sfdo_u64map_find (by_signature, (sig << 1) | !!f->file) : NULL;
-  if (!slot || *slot == UINT64_MAX)
+    = sig ? sfdo_u64map_find (&u->by_signature, (sig << 1) | !!f->file)
+          : NULL;
+  size_t i = slot && *slot != UINT64_MAX && !u->taken[*slot - 1]
+             ? *slot - 1 : similar_shape (p, f, shape, u);
+  if (i == SIZE_MAX)
     return NULL;
-  const struct sfdo_prof_func *g = sfdo_profile_func (shape, *slot - 1, NULL);
+  const struct sfdo_prof_func *g = sfdo_profile_func (shape, i, NULL);
   const char *to = sfdo_profile_str (shape, g->name);
   if (notes)
-    fprintf (notes, "%s: renamed %s (the same call sites)\n",
-             sfdo_profile_str (p, f->name), to);
+    fprintf (notes, "%s: renamed %s (%s)\n", sfdo_profile_str (p, f->name),
+             to, slot && *slot - 1 == i ? "the same call sites"
+                                        : "a similar name, most calls shared");
+  u->taken[i] = 1;
   f->name = sfdo_profile_intern_str (p, to);
   return g;
 }
 
 static void
 align_function (struct sfdo_profile *p, struct sfdo_prof_func *f,
-                struct sfdo_profile *shape,
-                const struct sfdo_u64map *by_signature,
+                struct sfdo_profile *shape, struct unclaimed *u,
                 struct sfdo_align_report *r, FILE *notes)
 {
   const struct sfdo_prof_func *now = in_shape (p, f, shape);
-  if (!now && (now = renamed (p, f, shape, by_signature, notes)))
+  if (!now && (now = renamed (p, f, shape, u, notes)))
     r->renamed++;
   if (!now)
     {
@@ -435,17 +538,19 @@ void
 sfdo_align_to_shape (struct sfdo_profile *p, struct sfdo_profile *shape,
                      struct sfdo_align_report *r, FILE *notes)
 {
-  struct sfdo_u64map by_signature = { 0 };
+  struct unclaimed u = { 0 };
   struct sfdo_error err;
   memset (r, 0, sizeof *r);
-  unclaimed_shapes (p, shape, &by_signature);
+  unclaimed_shapes (p, shape, &u);
   for (size_t i = 0; i < sfdo_profile_nfuncs (p); i++)
     {
       struct sfdo_prof_func *f = sfdo_profile_func (p, i, NULL);
       if (f && f->total)
-        align_function (p, f, shape, &by_signature, r, notes);
+        align_function (p, f, shape, &u, r, notes);
     }
-  sfdo_u64map_release (&by_signature);
+  sfdo_u64map_release (&u.by_signature);
+  free (u.index);
+  free (u.taken);
   sfdo_error_clear (&err);
   if (r->renamed)
     sfdo_profile_finalize (p, &err);

@@ -91,6 +91,23 @@ int sfdo_anchor_pairs_unmoved (const struct sfdo_anchor_pair *pairs,
 int64_t sfdo_anchor_move (const struct sfdo_anchor_pair *pairs, size_t n,
                           uint32_t offset, int *strong);
 
+/* Whether function names A and B are alike but not the same: at most
+   two fifths of the longer one's characters edited (clone suffixes and
+   an assembler '*' aside).  */
+int sfdo_similar_names (const char *a, const char *b);
+
+/* How many of the call anchors of OLD (NOLD) a renamed function's body
+   CUR (NCUR) shares, aligned as sfdo_align_anchors aligns them.  A
+   function found by a similar name must share at least half of OLD's
+   calls, and one: SFDO_SHARES_ENOUGH.  */
+size_t sfdo_anchors_shared (const struct sfdo_anchor *old, size_t nold,
+                            const struct sfdo_anchor *cur, size_t ncur);
+#define SFDO_SHARES_ENOUGH(shared, calls) \
+  ((shared) >= 1 && 2 * (shared) >= (calls))
+
+/* The number of call anchors among the N anchors A.  */
+size_t sfdo_anchors_calls (const struct sfdo_anchor *a, size_t n);
+
 /* What aligning a profile to a newer binary's shape found: functions
    whose call sites were where they had been, whose lines moved, that had
    no call site to align by, that the newer binary does not have (by
@@ -114,7 +131,8 @@ uint64_t sfdo_anchors_signature (const struct sfdo_anchor *a, size_t n);
    of count 0): where its call sites moved, its lines move with them, in
    place.  A function SHAPE lacks by name takes the name of the one
    function of SHAPE that P lacks and that has its shape signature, of the
-   same linkage (a renamed function; BMAT's cascade).  With NOTES, a line
+   same linkage (a renamed function; BMAT's cascade), failing that of the
+   one with a similar name that shares enough of its calls.  With NOTES, a line
    per moved or renamed function.  P is finalized again on return.  */
 void sfdo_align_to_shape (struct sfdo_profile *p, struct sfdo_profile *shape,
                           struct sfdo_align_report *r, FILE *notes);

@@ -24,6 +24,8 @@
 #   reorder  fold_odd moved above next_value: nothing moves;
 #   rename   mix_all renamed mix_many: found by its call sites (the same
 #            callees in the same order), by the plugin and offline;
+#   resemble mix_all renamed mix_all2 and one of its calls changed: found by
+#            its similar name and the calls it still shares;
 #   leaf     two lines inside spread, a function that calls nothing:
 #            aligned by its loop's line (a branch anchor).
 # Where lines moved, `sfdo-profile align OLD.prof NEW-BINARY` must give a
@@ -101,6 +103,8 @@ edits = {
         "NOINLINE static unsigned long\nnext_value",
         fold_odd + "NOINLINE static unsigned long\nnext_value"),
     "rename": lambda: s.replace("mix_all", "mix_many"),
+    "resemble": lambda: s.replace("mix_all", "mix_all2").replace(
+        "acc = fold_odd (acc, v);", "acc = fold_even (acc, v >> 1);"),
     "leaf": lambda: s.replace("  /* EDIT-LEAF */\n", "  /* EDIT-LEAF */\n"
                               "  v ^= v >> 3;\n  v += 7;\n"),
 }
@@ -119,7 +123,7 @@ grep -q '!Values: [0-9.]* callsites ' "$OLD" ||
     fail "the profile records no call sites (converter/anchors.h)"
 
 table=()
-for e in above inside delete branch callee reorder rename leaf; do
+for e in above inside delete branch callee reorder rename resemble leaf; do
     d=$TEST_TMP/$e
     mkdir -p "$d"
     apply_edit "$e" "$BASE" "$d/base.c" || fail "$e: the edit failed"
@@ -136,24 +140,26 @@ for e in above inside delete branch callee reorder rename leaf; do
     moved=$(grep -c "stale profile: " "$d/aligned.err" || true)
     note=; ((moved == 0)) || note=' (moved)'
     table+=("$e: aligned $a% unaligned $u%$note")
-    if [[ $e == rename ]]; then
-        grep -q '^function mix_many$' "$d/aligned.dump" ||
-            fail "rename: mix_many found no profile under its old name"
-        ! grep -q '^function mix_many$' "$d/unaligned.dump" ||
-            fail "rename: mix_many found a profile with matching turned off?"
+    if [[ $e == rename || $e == resemble ]]; then
+        new=mix_many; [[ $e == resemble ]] && new=mix_all2
+        grep -q "^function $new\$" "$d/aligned.dump" ||
+            fail "$e: $new found no profile under its old name"
+        ! grep -q "^function $new\$" "$d/unaligned.dump" ||
+            fail "$e: $new found a profile with matching turned off?"
         grep -q 'stale profile: .* 1 functions found under their old name' "$d/aligned.err" ||
-            fail "rename: the plugin did not say it found mix_all's profile: $(grep samplefdo "$d/aligned.err" | head -n 3)"
+            fail "$e: the plugin did not say it found mix_all's profile: $(grep samplefdo "$d/aligned.err" | head -n 3)"
     fi
     awk -v a="$a" -v m="$MIN_OVERLAP" 'BEGIN { exit !(a >= m) }' ||
         fail "$e: the aligned profile overlaps the fresh one by $a% < $MIN_OVERLAP% (unaligned $u%): $(grep samplefdo "$d/aligned.err" | head -n 3)"
     # (renamed: the unaligned build has no profile for mix_many, and its
     # overlap covers the other functions only)
-    [[ $e == rename ]] || awk -v a="$a" -v u="$u" 'BEGIN { exit !(a >= u - 0.5) }' ||
+    [[ $e == rename || $e == resemble ]] ||
+        awk -v a="$a" -v u="$u" 'BEGIN { exit !(a >= u - 0.5) }' ||
         fail "$e: aligning lost overlap: $a% against $u% unaligned"
     case $e in
         above|reorder|callee)
             ((moved == 0)) || fail "$e: the plugin moved lines where nothing moved: $(grep 'stale' "$d/aligned.err")" ;;
-        rename) ;;
+        rename|resemble) ;;
         *)
             ((moved == 1)) || fail "$e: the plugin did not say the profile was stale"
             awk -v a="$a" -v u="$u" -v g="$MIN_GAIN" 'BEGIN { exit !(a >= u + g) }' ||
@@ -164,7 +170,7 @@ for e in above inside delete branch callee reorder rename leaf; do
             2> "$d/offline.err" ||
             fail "$e: sfdo-profile align failed: $(cat "$d/offline.err")"
         want="^sfdo-profile: 1 functions' lines moved"
-        [[ $e == rename ]] && want="^sfdo-profile: .* 1 renamed"
+        [[ $e == rename || $e == resemble ]] && want="^sfdo-profile: .* 1 renamed"
         grep -q "$want" "$d/offline.err" ||
             fail "$e: sfdo-profile align did not carry mix_all over: $(cat "$d/offline.err")"
         build "$d" offline "$d/offline.prof" -fplugin-arg-samplefdo-verbose

@@ -83,6 +83,26 @@ test_ties_keep_anchors_in_place (void **state)
 }
 
 static void
+test_similar_names_and_shared_calls (void **state)
+{
+  (void) state;
+  assert_true (sfdo_similar_names ("mix_all", "mix_all2"));
+  assert_true (sfdo_similar_names ("luaH_getstr", "luaH_getstring.part.0"));
+  assert_false (sfdo_similar_names ("mix_all", "mix_all"));
+  assert_false (sfdo_similar_names ("mix_all", "report"));
+  const struct sfdo_anchor old[] = { { 5, "next" }, { 8, "odd" },
+                                     { 9, sfdo_branch_anchor },
+                                     { 10, "even" }, { 14, "report" } };
+  const struct sfdo_anchor cur[] = { { 5, "next" }, { 8, "even" },
+                                     { 10, "even" }, { 14, "report" } };
+  assert_int_equal (sfdo_anchors_calls (old, LEN (old)), 4);
+  size_t shared = sfdo_anchors_shared (old, LEN (old), cur, LEN (cur));
+  assert_int_equal (shared, 3);
+  assert_true (SFDO_SHARES_ENOUGH (shared, 4));
+  assert_false (SFDO_SHARES_ENOUGH (1, 4));
+}
+
+static void
 test_too_large_alignment_is_refused (void **state)
 {
   (void) state;
@@ -134,6 +154,7 @@ main (void)
     cmocka_unit_test (test_callees_compare_without_clone_suffixes),
     cmocka_unit_test (test_alignment_follows_an_insertion),
     cmocka_unit_test (test_ties_keep_anchors_in_place),
+    cmocka_unit_test (test_similar_names_and_shared_calls),
     cmocka_unit_test (test_too_large_alignment_is_refused),
     cmocka_unit_test (test_profile_anchors),
   };
