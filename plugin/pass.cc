@@ -308,7 +308,7 @@ note_renamed (cgraph_node *node, struct sfdo_prof_func *f,
   extra->put (node->decl, f);
   sfdo_stats.renamed++;
   sfdo_stats.realigned_notes.safe_push
-    (xasprintf ("%s: the profile of %s (renamed: the same call sites)",
+    (xasprintf ("%s: the profile of %s (renamed: found by its call sites)",
 		node->asm_name (), sfdo_profile_str (sfdo_profile, f->name)));
 }
 
