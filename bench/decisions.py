@@ -135,7 +135,9 @@ def build_decisions(d):
     """Every decision of the build in directory D, by family."""
     fam = {f: set() for f in FAMILIES}
     targets = []
-    for obj in sorted(glob.glob(os.path.join(d, "obj", "*.o"))):
+    objs = glob.glob(os.path.join(d, "obj", "*.o")) + \
+        glob.glob(os.path.join(d, "tree", "**", "*.o"), recursive=True)
+    for obj in sorted(objs):
         fam["hotcold"] |= symbol_decisions(obj)
         report = report_decisions(obj[:-2] + ".opt")
         targets += report.pop("icall_targets")

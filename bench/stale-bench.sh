@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # bench/stale-bench.sh - a profile of an older release applied to the
 # current one (issue #18): Lua 5.4.2's profile (Debian 11's lua5.4) on Lua
-# 5.4.4 (Debian 12's), and SQLite 3.34.1's (Debian 11's sqlite3) on SQLite
-# 3.40.1's speedtest1, with the plugin aligning it by call sites
+# 5.4.4 (Debian 12's), SQLite 3.34.1's (Debian 11's sqlite3) on SQLite
+# 3.40.1's speedtest1, and xz 5.2.5's (Debian 11's xz-utils) on xz 5.4.1
+# (bzip2 is left out: Debian 11 and 12 have the same 1.0.8 sources), with
+# the plugin aligning it by call sites
 # (plugin/stale.cc) and without (-fplugin-arg-samplefdo-no-realign),
 # beside a fresh profile of the current release and instrumented PGO.
 #
@@ -31,7 +33,10 @@
 #   The older releases come from deb.debian.org's pool (Debian 11's orig
 #   tarballs, checked by their SHA-256), the current ones from apt-get
 #   source (bench/real/fetch.sh); all under bench/work/ (ignored).
-#   SFDO_BENCH_STALE_PROGRAMS chooses the programs (default "lua sqlite").
+#   SFDO_BENCH_STALE_PROGRAMS chooses the programs (default "lua sqlite
+#   xz").  xz's inputs are made from files every machine here has (a tar
+#   of Lua's sources and ld.bfd to train on, slices of cc1 and of SQLite's
+#   amalgamation to measure).
 #
 # Exit status: 0 done; 1 a step failed; 77 sources or tools missing.
 set -euo pipefail
@@ -62,7 +67,7 @@ START=$(date +%s)
 say() { printf '%s\n' "$*"; }
 die() { printf 'stale-bench: error: %s\n' "$*" >&2; exit 1; }
 JUMPS=$ROOT/../shared/tools/jumps.py
-read -r -a PROGS <<<"${SFDO_BENCH_STALE_PROGRAMS:-lua sqlite}"
+read -r -a PROGS <<<"${SFDO_BENCH_STALE_PROGRAMS:-lua sqlite xz}"
 OLD=$ROOT/bench/work/stale/src
 POOL=http://deb.debian.org/debian/pool/main
 
@@ -74,6 +79,7 @@ rc=0; bench/real/fetch.sh || rc=$?
 ((rc == 0)) || exit "$rc"
 prepare_lua
 prepare_sqlite
+prepare_xz
 
 # fetch_old FILE SHA256 URL: FILE under $OLD, downloaded and checked.
 fetch_old() {
@@ -105,16 +111,56 @@ fetch_sqlite() {
         : > "$a/.done"
     fi
 }
-# old_src PROG / new_src PROG: the source directory of each release.
+fetch_xz() {
+    fetch_old xz-utils_5.2.5.orig.tar.xz \
+        3e1e518ffc912f86608a8cb35e4bd41ad1aec210df2a47aaa1f95e7f5576ef56 \
+        "$POOL/x/xz-utils/xz-utils_5.2.5.orig.tar.xz"
+    local c=$OLD/xz-5.2.5-configured
+    if [[ ! -f $c/.done ]]; then
+        rm -rf "$c" && mkdir -p "$c/tree"
+        (cd "$c/tree" && "$OLD/xz-5.2.5/configure" --disable-shared --disable-nls \
+            --disable-doc --disable-scripts --disable-xzdec --disable-lzmadec \
+            --disable-lzmainfo --disable-lzma-links --disable-threads \
+            > ../configure.log 2>&1) || die "xz 5.2.5's configure failed; see $c/configure.log"
+        : > "$c/.done"
+    fi
+    make_xz_inputs
+}
+# make_xz_inputs: xz's training, small and reference inputs in XZ_IN.
+XZ_IN=$ROOT/bench/work/stale/xz-inputs-$MODE
+make_xz_inputs() {
+    [[ -f $XZ_IN/.done ]] && return 0
+    rm -rf "$XZ_IN" && mkdir -p "$XZ_IN"
+    local cc1 sq=$SRC/sqlite-amalgamation/sqlite3.c k=512
+    cc1=$(gcc -print-prog-name=cc1)
+    [[ $MODE == quick ]] && k=64
+    (cd "$SRC" && tar chf - --mtime=@0 --sort=name --owner=0 --group=0 \
+        lua5.4-5.4.4/src -C /usr/bin ld.bfd) > "$XZ_IN/train.tar"
+    truncate -s $((k * 4096)) "$XZ_IN/train.tar"   # 2 MB, 256 KB quick
+    dd if="$cc1" bs=64K iflag=skip_bytes,count_bytes skip=6000000 count=$((k * 256)) \
+        status=none > "$XZ_IN/small.bin"
+    { dd if="$cc1" bs=64K iflag=skip_bytes,count_bytes skip=8000000 count=$((k * 1024)) status=none
+      dd if="$sq" bs=64K iflag=skip_bytes,count_bytes skip=2000000 count=$((k * 1024)) status=none
+    } > "$XZ_IN/ref.bin"
+    dd if="$cc1" bs=64K iflag=skip_bytes,count_bytes count=$((k * 8192)) status=none |
+        xz -1 -T2 -c > "$XZ_IN/ref.xz"
+    : > "$XZ_IN/.done"
+}
+# old_src PROG / new_src PROG: the source directory of each release (xz:
+# its configured build tree).
 old_src() {
-    case $1 in lua) echo "$OLD/lua-5.4.2/src" ;; sqlite) echo "$OLD/sqlite-3.34.1-amalgamation" ;; esac
+    case $1 in lua) echo "$OLD/lua-5.4.2/src" ;; sqlite) echo "$OLD/sqlite-3.34.1-amalgamation" ;;
+        xz) echo "$OLD/xz-5.2.5-configured/tree" ;; esac
 }
 new_src() {
-    case $1 in lua) echo "$SRC/lua5.4-5.4.4/src" ;; sqlite) echo "$SRC/sqlite-amalgamation" ;; esac
+    case $1 in lua) echo "$SRC/lua5.4-5.4.4/src" ;; sqlite) echo "$SRC/sqlite-amalgamation" ;;
+        xz) echo "$SRC/xz-configured/tree" ;; esac
 }
 changed_lines() {   # PROG OLD-SRC NEW-SRC: lines a diff of the sources changes
     if [[ $1 == sqlite ]]; then
         { diff -u "$2/sqlite3.c" "$3/sqlite3.c"; diff -u "$2/speedtest1.c" "$3/speedtest1.c"; }
+    elif [[ $1 == xz ]]; then
+        diff -ru "$OLD/xz-5.2.5/src" "$SRC/xz-utils-5.4.1/src"
     else
         diff -u "$2" "$3"
     fi | grep -c '^[-+][^-+]' || true
@@ -123,6 +169,7 @@ release() {   # PROG old|new: its name and version
     case $1-$2 in
         lua-old) echo "Lua 5.4.2" ;; lua-new) echo "Lua 5.4.4" ;;
         sqlite-old) echo "SQLite 3.34.1" ;; sqlite-new) echo "SQLite 3.40.1" ;;
+        xz-old) echo "xz 5.2.5" ;; xz-new) echo "xz 5.4.1" ;;
     esac
 }
 
@@ -140,6 +187,14 @@ build_tree() {
                  "-lm -ldl -Wl,-E" lua "${srcs[@]}" ;;
         sqlite) compile_objs "$d" "$4 -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_THREADSAFE=0 -I$s" \
                  "-lm" speedtest1 "$s/sqlite3.c" "$s/speedtest1.c" ;;
+        xz) rm -rf "$d/tree" && cp -a "$s" "$d/tree" &&
+            if [[ -d $d/gcda ]]; then
+                (cd "$d/gcda" && find . -name '*.gcda' -exec cp --parents {} ../tree/ \;)
+            fi &&
+            make -C "$d/tree/src/liblzma" -j"$JOBS" CC="$ROOT/bench/real/cc-wrap.sh" \
+                CFLAGS="-O2 $4" liblzma.la &&
+            make -C "$d/tree/src/xz" -j"$JOBS" CC="$ROOT/bench/real/cc-wrap.sh" \
+                CFLAGS="-O2 $4" xz ;;
     esac > "$d/build.log" 2>&1 || { tail -20 "$d/build.log" >&2; die "building $d failed"; }
 }
 
@@ -181,6 +236,10 @@ for p in "${PROGS[@]}"; do
     record "$p" "$w/new"
     build_tree "$p" "$w/pgo" "$ns" "$(flags_of "$p" pgo-gen)"
     (cd "$w/pgo" && sh -c "$(run_cmd "$p" "./$(prog_binary "$p")" train)" > /dev/null)
+    if [[ $p == xz ]]; then   # the counts leave with the tree: keep them
+        rm -rf "$w/pgo/gcda" && mkdir -p "$w/pgo/gcda"
+        (cd "$w/pgo/tree" && find . -name '*.gcda' -exec cp --parents {} ../gcda/ \;)
+    fi
     build_tree "$p" "$w/pgo" "$ns" "$(flags_of "$p" pgo)"
     for v in fresh stale unaligned; do build_tree "$p" "$w/$v" "$ns" "$(flags_of "$p" "$v")"; done
     printf '%s\t%s\t%s\t%s\n' "$p" "$(release "$p" old)" "$(release "$p" new)" \

@@ -30,6 +30,12 @@ run_cmd() {
                 [[ $w == train ]] && s=$SQL_TRAIN
                 [[ $w == small ]] && s=$SQL_SMALL
                 echo "$b --memdb --size $s --testset main --verify" ;;
+        # xz's inputs are in XZ_IN (bench/stale-bench.sh makes them)
+        xz) case $w in
+                train) echo "$b -6 -c $XZ_IN/train.tar | $b -dc > /dev/null" ;;
+                small) echo "$b -6 -c $XZ_IN/small.bin" ;;
+                *) echo "$b -6 -c $XZ_IN/ref.bin; $b -dc $XZ_IN/ref.xz; " ;;
+            esac ;;
     esac
 }
 
