@@ -271,14 +271,22 @@ dump_gcc_counts (void)
       }
 }
 
-/* Count in sfdo_stats what aligning NODE's profile found (R).  */
+/* Count in sfdo_stats what aligning NODE's profile (of total WEIGHT,
+   found under its old name if RENAMED) found (R).  */
 
 static void
-note_realignment (cgraph_node *node, const struct sfdo_realignment *r)
+note_realignment (cgraph_node *node, const struct sfdo_realignment *r,
+		  uint64_t weight, bool renamed)
 {
   struct sfdo_stats *s = &sfdo_stats;
   uint64_t all = r->strong + r->weak + r->dropped;
+  uint64_t *class_weight = r->fit == SFDO_FIT_EXACT ? &s->weight_exact
+			   : r->fit == SFDO_FIT_MOVED ? &s->weight_moved
+			   : &s->weight_unanchored;
 
+  *class_weight = sfdo_sat_add (*class_weight, weight);
+  if (renamed)
+    s->weight_renamed = sfdo_sat_add (s->weight_renamed, weight);
   if (r->fit == SFDO_FIT_EXACT)
     s->realigned_exact++;
   else if (r->fit == SFDO_FIT_UNANCHORED)
@@ -334,9 +342,13 @@ realign_stale_profiles (sfdo_extra_map *extra,
       if (!own_body_p (node))
 	continue;
       push_cfun (DECL_STRUCT_FUNCTION (node->decl));
+      bool renamed = false;
       if (!(f = sfdo_profile_of (node->decl, extra))
 	  && (f = sfdo_renamed_profile ()))
-	note_renamed (node, f, extra);
+	{
+	  note_renamed (node, f, extra);
+	  renamed = true;
+	}
       if (!f || !f->total)
 	{
 	  pop_cfun ();
@@ -344,7 +356,7 @@ realign_stale_profiles (sfdo_extra_map *extra,
 	}
       g = sfdo_realign_profile (f, &r);
       pop_cfun ();
-      note_realignment (node, &r);
+      note_realignment (node, &r, f->total, renamed);
       if (g == f)
 	continue;
       extra->put (node->decl, g);

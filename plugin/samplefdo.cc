@@ -119,6 +119,8 @@ release_stats (void)
   sfdo_stats.realigned_unanchored = sfdo_stats.renamed = 0;
   sfdo_stats.moved_strong = sfdo_stats.moved_weak = 0;
   sfdo_stats.moved_dropped = 0;
+  sfdo_stats.weight_exact = sfdo_stats.weight_moved = 0;
+  sfdo_stats.weight_unanchored = sfdo_stats.weight_renamed = 0;
 }
 
 /* One line on stderr when this unit's profile came from an older source:
@@ -146,6 +148,15 @@ print_realignment (void)
 	   all ? 100.0 * s->moved_weak / all : 0.0,
 	   all ? 100.0 * s->moved_dropped / all : 0.0, s->renamed,
 	   s->realigned_exact, s->realigned_unanchored);
+  uint64_t total = s->weight_exact + s->weight_moved + s->weight_unanchored;
+  fprintf (stderr, "%s: %s: stale profile: of the profile's weight in this "
+	   "unit, %.1f%% in functions as they were, %.1f%% moved, %.1f%% "
+	   "with no call site to align by (%.1f%% found under an old "
+	   "name)\n", SFDO_PLUGIN_NAME, main_input_filename,
+	   total ? 100.0 * s->weight_exact / total : 0.0,
+	   total ? 100.0 * s->weight_moved / total : 0.0,
+	   total ? 100.0 * s->weight_unanchored / total : 0.0,
+	   total ? 100.0 * s->weight_renamed / total : 0.0);
   if (sfdo_opts.verbose)
     FOR_EACH_VEC_ELT (s->realigned_notes, i, note)
       fprintf (stderr, "%s: %s: %s\n", SFDO_PLUGIN_NAME,

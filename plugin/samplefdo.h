@@ -113,6 +113,9 @@ struct sfdo_stats
      weakly and left out, and the details for verbose.  */
   unsigned realigned, realigned_exact, realigned_unanchored, renamed;
   uint64_t moved_strong, moved_weak, moved_dropped;
+  /* The profile's weight (totals) of the functions in each class:
+     exact, moved, unanchored, and of those renamed.  */
+  uint64_t weight_exact, weight_moved, weight_unanchored, weight_renamed;
   vec<char *> realigned_notes;
 };
 

@@ -12,7 +12,8 @@
 # build.  The block overlap of each stale build with the fresh one
 # (scripts/count-overlap.py) must be at least MIN_OVERLAP where the edit
 # keeps the function's name, and never below the unaligned build's; where
-# lines moved, the aligned build must gain at least MIN_GAIN points; the
+# many lines moved far (inside, leaf), the aligned build must gain at least
+# MIN_GAIN points; the
 # hot and cold decisions (sections, .cold parts) of the aligned build
 # must be the fresh build's.  Edits:
 #   above    three lines above the hot function: nothing moves;
@@ -38,7 +39,7 @@ set -euo pipefail
 need_built sfdo-record sfdo-convert samplefdo.so
 tmpdir
 BASE=$SFDO_ROOT/tests/e2e/data/stale/base.c
-MIN_OVERLAP=95 MIN_GAIN=2 ARG=4000000
+MIN_OVERLAP=95 MIN_GAIN=4 ARG=4000000
 read -r -a RECORD <<<"$(decide_recording)"
 PLUGIN=$SFDO_BUILD/samplefdo.so
 
@@ -137,7 +138,7 @@ for e in above inside delete branch callee reorder rename resemble leaf; do
     build "$d" unaligned "$OLD" -fplugin-arg-samplefdo-no-realign
     a=$(overlap "$d" aligned) u=$(overlap "$d" unaligned)
     [[ -n $a && -n $u ]] || fail "$e: no overlap figure"
-    moved=$(grep -c "stale profile: " "$d/aligned.err" || true)
+    moved=$(grep -c "stale profile: [0-9]* functions' lines moved" "$d/aligned.err" || true)
     note=; ((moved == 0)) || note=' (moved)'
     table+=("$e: aligned $a% unaligned $u%$note")
     if [[ $e == rename || $e == resemble ]]; then
@@ -162,7 +163,9 @@ for e in above inside delete branch callee reorder rename resemble leaf; do
         rename|resemble) ;;
         *)
             ((moved == 1)) || fail "$e: the plugin did not say the profile was stale"
-            awk -v a="$a" -v u="$u" -v g="$MIN_GAIN" 'BEGIN { exit !(a >= u + g) }' ||
+            # where many lines moved far, the unaligned profile is far off
+            [[ $e != inside && $e != leaf ]] ||
+                awk -v a="$a" -v u="$u" -v g="$MIN_GAIN" 'BEGIN { exit !(a >= u + g) }' ||
                 fail "$e: aligning gained less than $MIN_GAIN points ($a% against $u%)" ;;
     esac
     if ((moved)); then
