@@ -11,16 +11,6 @@
 /* Names of one body's symbols considered.  */
 #define MAX_TWINS 8
 
-/* The length of NAME without GCC's clone suffixes (".constprop.0",
-   ".isra.0", ".part.0", ".cold", ".lto_priv.0"), which name variants of
-   one function rather than twins.  */
-static size_t
-base_length (const char *name)
-{
-  const char *dot = strchr (name, '.');
-  return dot ? (size_t) (dot - name) : strlen (name);
-}
-
 /* Add into CALLS (name id -> calls) the call counts of F's call targets,
    and of its inline instances'.  */
 static void
@@ -66,14 +56,17 @@ twins_of (const struct sfdo_symtab *st, uint64_t lo, const char *name,
 {
   const char *symbols[MAX_TWINS];
   size_t n = sfdo_symtab_symbols_at (st, lo, symbols, MAX_TWINS), t = 0;
-  size_t len = base_length (name);
+  /* GCC's clone suffixes (sfdo_name_base) name variants of one function
+     rather than twins.  */
+  size_t len, l;
+  const char *base = sfdo_name_base (name, &len);
   for (size_t i = 0; i < n; i++)
     {
-      size_t l = base_length (symbols[i]);
-      int seen = l == len && memcmp (symbols[i], name, len) == 0;
+      const char *sbase = sfdo_name_base (symbols[i], &l);
+      int seen = l == len && memcmp (sbase, base, len) == 0;
       for (size_t k = 0; k < t && !seen; k++)
         seen = strcmp (twins[k], symbols[i]) == 0;
-      if (!seen && l == strlen (symbols[i]))
+      if (!seen && sbase == symbols[i] && l == strlen (symbols[i]))
         twins[t++] = symbols[i];
     }
   return t;

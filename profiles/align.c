@@ -12,9 +12,9 @@
 int
 sfdo_same_callee (const char *a, const char *b)
 {
-  a += *a == '*';
-  b += *b == '*';
-  size_t na = strcspn (a, "."), nb = strcspn (b, ".");
+  size_t na, nb;
+  a = sfdo_name_base (a, &na);
+  b = sfdo_name_base (b, &nb);
   return na == nb && memcmp (a, b, na) == 0;
 }
 
@@ -335,8 +335,9 @@ sfdo_anchors_signature (const struct sfdo_anchor *a, size_t n)
           || strcmp (a[i].name, sfdo_branch_anchor) == 0)
         continue;
       calls++;
-      const char *name = a[i].name + (a[i].name[0] == '*');
-      uint64_t part = sfdo_fnv1a (name, strcspn (name, "."));
+      size_t len;
+      const char *name = sfdo_name_base (a[i].name, &len);
+      uint64_t part = sfdo_fnv1a (name, len);
       h = (h ^ part) * 1099511628211ull;
     }
   return calls < 2 ? 0 : h ? h : 1;
@@ -356,10 +357,10 @@ sfdo_prof_func_signature (const struct sfdo_profile *p,
 int
 sfdo_similar_names (const char *a, const char *b)
 {
-  a += *a == '*';
-  b += *b == '*';
-  size_t na = strcspn (a, "."), nb = strcspn (b, ".");
-  if (na == nb && memcmp (a, b, na) == 0)
+  size_t na, nb;
+  a = sfdo_name_base (a, &na);
+  b = sfdo_name_base (b, &nb);
+  if (sfdo_same_callee (a, b))
     return 0;
   size_t longer = na > nb ? na : nb;
   if (!longer || longer > 256)

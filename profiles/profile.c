@@ -247,6 +247,14 @@ sfdo_prof_func_free (struct sfdo_prof_func *f)
   free (f);
 }
 
+const char *
+sfdo_name_base (const char *name, size_t *len)
+{
+  name += *name == '*';
+  *len = strcspn (name, ".");
+  return name;
+}
+
 int
 sfdo_profile_has_mode (struct sfdo_profile *p, const char *mode)
 {

@@ -336,6 +336,12 @@ sfdo_prof_func_copy_moved (struct sfdo_profile *p,
    file, total and head.  */
 void sfdo_prof_func_take (struct sfdo_prof_func *f, struct sfdo_prof_func *src);
 
+/* The base of the function name NAME, past an assembler '*' and up to
+   GCC's clone suffixes (the first '.': ".isra.0", ".part.0",
+   ".constprop.0", ".cold"; C and mangled C++ names have no other dot),
+   its length into *LEN.  */
+const char *sfdo_name_base (const char *name, size_t *len);
+
 /* Whether P's header lists MODE ("ip", "lbr", "shape").  */
 int sfdo_profile_has_mode (struct sfdo_profile *p, const char *mode);
 
