@@ -184,6 +184,17 @@ attr_call (struct attributor *at, uint64_t vaddr, const char *callee,
               0, count, NULL);
 }
 
+/* Whether SEEN holds KEY (SIZE bytes) already; it does afterwards.  */
+static int
+seen_before (struct sfdo_u64map *seen, const uint64_t *key, size_t size)
+{
+  uint64_t *slot
+    = sfdo_u64map_get (seen, sfdo_fnv1a ((const char *) key, size) | 1);
+  int before = *slot != 0;
+  *slot = 1;
+  return before;
+}
+
 void
 attr_call_site (struct attributor *at, uint64_t vaddr, const char *callee,
                 struct sfdo_u64map *seen)
@@ -202,11 +213,8 @@ attr_call_site (struct attributor *at, uint64_t vaddr, const char *callee,
   struct sfdo_prof_func *f = top_func (at, fr[0].function, fr[0].file);
   uint32_t id = sfdo_profile_intern_str (at->p, name);
   uint64_t key[4] = { (uintptr_t) f, (uint64_t) off, fr[k].discriminator, id };
-  uint64_t *slot
-    = sfdo_u64map_get (seen, sfdo_fnv1a ((const char *) key, sizeof key) | 1);
-  if (*slot)
+  if (seen_before (seen, key, sizeof key))
     return;
-  *slot = 1;
   sfdo_prof_func_add_value (f, (uint32_t) off, fr[k].discriminator,
                             SFDO_VALUE_CALL_SITES, id, 1);
 }
@@ -222,11 +230,8 @@ attr_top_line (struct attributor *at, uint64_t vaddr, struct sfdo_u64map *seen)
   struct sfdo_prof_func *f = top_func (at, fr[0].function, fr[0].file);
   uint32_t disc = n == 1 ? fr[0].discriminator : 0;
   uint64_t key[3] = { (uintptr_t) f, (uint64_t) off, disc };
-  uint64_t *slot
-    = sfdo_u64map_get (seen, sfdo_fnv1a ((const char *) key, sizeof key) | 1);
-  if (*slot)
+  if (seen_before (seen, key, sizeof key))
     return;
-  *slot = 1;
   sfdo_prof_func_add_line (f, (uint32_t) off, disc, 0);
 }
 

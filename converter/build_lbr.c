@@ -71,20 +71,19 @@ add_range (struct lbr_builder *lb, uint64_t begin, uint64_t end, uint64_t w)
   f->diff[last] -= (int64_t) w;
 }
 
-/* Whether the jump K of SRC, taken to TO (a function's entry), is a tail
+/* Whether the jump K of SRC, taken to TO, the entry of CALLEE, is a tail
    call: the source's call, compiled to a jump (GCC's sibling calls, an
    indirect one through a register too).  A jump to its own function's
    entry, or from a function's cold part into its hot one, is not.  */
 static int
 is_tail_call (struct lbr_builder *lb, const struct lbr_func *src, ptrdiff_t k,
-              uint64_t to)
+              uint64_t to, const char *callee)
 {
   if (src->fb.kinds[k] != SFDO_INSN_JUMP || to == src->fb.lo
       || (to >= src->fb.lo && to < src->fb.hi))
     return 0;
   const char *own = attr_function_name (&lb->at, src->fb.lo);
-  const char *callee = attr_function_name (&lb->at, to);
-  return !own || !callee || strcmp (own, callee) != 0;
+  return !own || strcmp (own, callee) != 0;
 }
 
 /* The taken branch FROM -> TO, weighing W, seen in N records.  */
@@ -100,7 +99,8 @@ add_branch (struct lbr_builder *lb, uint64_t from, uint64_t to, uint64_t w,
   const char *callee = kind == SFDO_INSN_CALL && src->fb.call_targets[k]
                        ? attr_callee_name (&lb->at, from, to)
                        : attr_function_name (&lb->at, to);
-  if (callee && (kind == SFDO_INSN_CALL || is_tail_call (lb, src, k, to)))
+  if (callee
+      && (kind == SFDO_INSN_CALL || is_tail_call (lb, src, k, to, callee)))
     {
       uint32_t id = sfdo_profile_intern_str (lb->at.p, callee);
       int indirect = kind == SFDO_INSN_CALL ? !src->fb.call_targets[k]

@@ -251,10 +251,18 @@ shape_offset (const struct shape_move *m, uint32_t offset, int *strong)
   int64_t to = sfdo_anchor_move (m->pairs, m->npairs, offset, strong);
   if (to < 0 || to > UINT32_MAX)
     return -1;
-  for (size_t i = 0; i < m->now->nlines; i++)
-    if (m->now->lines[i].offset == (uint32_t) to)
-      return to;
-  return -1;
+  /* The shape's lines are sorted by offset (finalized).  */
+  size_t lo = 0, hi = m->now->nlines;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (m->now->lines[mid].offset < (uint32_t) to)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < m->now->nlines && m->now->lines[lo].offset == (uint32_t) to
+         ? to : -1;
 }
 
 static int64_t
