@@ -224,7 +224,10 @@ build_network (const struct sfdo_fn_counts *c)
     {
       sfdo_flow_set_count (g, bb->index, c->raw[bb->index]);
       if (c->raw[bb->index] >= 0 && sfdo_block_weak (bb))
-	sfdo_flow_set_bias (g, bb->index, SFDO_FLOW_WEAK);
+	{
+	  sfdo_flow_set_bias (g, bb->index, SFDO_FLOW_WEAK);
+	  sfdo_stats.weak_blocks++;
+	}
       FOR_EACH_EDGE (e, ei, bb->succs)
 	sfdo_flow_add_edge (g, bb->index, e->dest->index, prior (e));
     }

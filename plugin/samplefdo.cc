@@ -121,6 +121,7 @@ release_stats (void)
   sfdo_stats.moved_dropped = 0;
   sfdo_stats.weight_exact = sfdo_stats.weight_moved = 0;
   sfdo_stats.weight_unanchored = sfdo_stats.weight_renamed = 0;
+  sfdo_stats.weak_blocks = 0;
 }
 
 /* One line on stderr when this unit's profile came from an older source:
@@ -152,11 +153,12 @@ print_realignment (void)
   fprintf (stderr, "%s: %s: stale profile: of the profile's weight in this "
 	   "unit, %.1f%% in functions as they were, %.1f%% moved, %.1f%% "
 	   "with no call site to align by (%.1f%% found under an old "
-	   "name)\n", SFDO_PLUGIN_NAME, main_input_filename,
+	   "name); %u blocks' counts weak for the flow solver\n",
+	   SFDO_PLUGIN_NAME, main_input_filename,
 	   total ? 100.0 * s->weight_exact / total : 0.0,
 	   total ? 100.0 * s->weight_moved / total : 0.0,
 	   total ? 100.0 * s->weight_unanchored / total : 0.0,
-	   total ? 100.0 * s->weight_renamed / total : 0.0);
+	   total ? 100.0 * s->weight_renamed / total : 0.0, s->weak_blocks);
   if (sfdo_opts.verbose)
     FOR_EACH_VEC_ELT (s->realigned_notes, i, note)
       fprintf (stderr, "%s: %s: %s\n", SFDO_PLUGIN_NAME,

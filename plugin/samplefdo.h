@@ -116,6 +116,9 @@ struct sfdo_stats
   /* The profile's weight (totals) of the functions in each class:
      exact, moved, unanchored, and of those renamed.  */
   uint64_t weight_exact, weight_moved, weight_unanchored, weight_renamed;
+  /* Blocks whose count the flow solver took as weak (counted at each
+     annotation of a function).  */
+  unsigned weak_blocks;
   vec<char *> realigned_notes;
 };
 

@@ -163,6 +163,10 @@ for e in above inside delete branch callee reorder rename resemble leaf; do
         rename|resemble) ;;
         *)
             ((moved == 1)) || fail "$e: the plugin did not say the profile was stale"
+            # lines placed by guess reach the flow solver as weak counts
+            [[ $e != inside ]] ||
+                grep -q " [1-9][0-9]* blocks' counts weak for the flow solver" "$d/aligned.err" ||
+                fail "inside: no block's count was weak for the flow solver: $(grep 'stale profile' "$d/aligned.err" | tail -n 1)"
             # where many lines moved far, the unaligned profile is far off
             [[ $e != inside && $e != leaf ]] ||
                 awk -v a="$a" -v u="$u" -v g="$MIN_GAIN" 'BEGIN { exit !(a >= u + g) }' ||
