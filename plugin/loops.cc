@@ -35,10 +35,14 @@
    A loop entered too rarely to be sampled every time (main's loop,
    entered once, shows a whole sample's weight on its way in) has its
    entry count overstated by up to the sampling period: below
-   SFDO_ENTRY_EVIDENCE samples the estimate grows in proportion, so that
-   such a loop is not taken for one that runs a dozen times and peeled;
-   erring that way only leaves it as plain -O2 would.  -1 if the loop was
-   not entered.  */
+   SFDO_ENTRY_EVIDENCE samples no estimate is recorded, so that such a loop
+   is not taken for one that runs a dozen times and peeled, and GCC keeps
+   its own estimate, as at plain -O2.  (An estimate scaled up instead,
+   far beyond what the loop's counts say, led the vectorizer of GCC 12 to
+   scale an epilogue's count by a probability that rounds it to zero and
+   divide by it: an internal compiler error in vect_do_peeling, seen on
+   SQLite's generateSortTail.)  -1 if the loop was not entered or the
+   evidence is too weak.  */
 
 static gcov_type
 iterations_per_entry (const class loop *loop)
@@ -64,7 +68,7 @@ iterations_per_entry (const class loop *loop)
   iterations = (double) looped.ipa ().to_gcov_type ()
 	       / (double) entered.ipa ().to_gcov_type ();
   if (evidence < SFDO_ENTRY_EVIDENCE)
-    iterations *= SFDO_ENTRY_EVIDENCE / MAX (evidence, 1.0 / 64);
+    return -1;
   return iterations > 1e15 ? (gcov_type) 1e15 : (gcov_type) (iterations + 0.5);
 }
 
