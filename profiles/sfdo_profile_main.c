@@ -597,13 +597,25 @@ cmd_overlap (int argc, char **argv)
   return rc;
 }
 
+/* Whether a command's options include --help or -h ("sfdo-profile show
+   --help"), which every command answers with the usage, as git does.  */
+static int
+asks_for_help (int argc, char **argv)
+{
+  for (int i = 2; i < argc && strcmp (argv[i], "--"); i++)
+    if (!strcmp (argv[i], "--help") || !strcmp (argv[i], "-h"))
+      return 1;
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
   if (argc < 2)
     return usage_error ("missing COMMAND%s", "");
   const char *cmd = argv[1];
-  if (!strcmp (cmd, "--help") || !strcmp (cmd, "-h") || !strcmp (cmd, "help"))
+  if (!strcmp (cmd, "--help") || !strcmp (cmd, "-h") || !strcmp (cmd, "help")
+      || asks_for_help (argc, argv))
     {
       fputs (usage_text, stdout);
       return 0;

@@ -94,3 +94,4 @@ urc=0; "$P" frobnicate 2>/dev/null || urc=$?
 [[ $rc -eq 2 ]] && grep -q 'missing.prof' err.txt || fail "a missing profile: exit $rc, $(cat err.txt)"
 [[ $urc -eq 1 ]] || fail "an unknown command exited $urc, not 1"
 "$P" --help | grep -q 'overlap A B' || fail "--help does not describe overlap"
+"$P" export --help | grep -q "export --afdo" || fail "export --help does not print the usage"
