@@ -33,3 +33,6 @@ echo "== decisions against PGO's and the transform ladder (bench/decisions-bench
 record=timer
 "$PWD/build/sfdo-record" --emulate --stat -o /dev/null -- true >/dev/null 2>&1 && record=emulate
 bench/decisions-bench.sh --record "$record"
+echo "== module groups (LIPO) against sfdo file by file and -flto (bench/lipo-bench.sh)"
+rc=0; bench/lipo-bench.sh || rc=$?
+((rc == 0 || rc == 77)) || exit "$rc"

@@ -192,7 +192,7 @@ sfdo_link_group_command (const struct sfdo_link_plan *plan, int argc,
   for (int i = 1; i < argc; i++)
     if (is_code_flag (argv[i]))
       cmd[n++] = argv[i];
-  static char *const lto[] = { "-fno-semantic-interposition", "-r", "-flto",
+  static char *const lto[] = { "-fno-semantic-interposition", "-r", "-flto=auto",
                                "-flinker-output=nolto-rel" };
   for (size_t i = 0; i < sizeof lto / sizeof *lto; i++)
     cmd[n++] = lto[i];

@@ -10,7 +10,7 @@
  * with each function, and without it GCC 12 inlines none of them into
  * another file) are joined by one incremental LTO link,
  *
- *     CC FLAGS -fno-semantic-interposition -r -flto
+ *     CC FLAGS -fno-semantic-interposition -r -flto=auto
  *        -flinker-output=nolto-rel OBJECTS -o GROUP.o
  *
  * (FLAGS: the command's -O, -f, -m and -g options, the plugin's

@@ -28,7 +28,7 @@ static const char usage_text[] =
   "-ffat-lto-objects -fno-semantic-interposition (and the plugin's\n"
   "profile; without -fno-semantic-interposition GCC 12 inlines nothing\n"
   "across them), are first joined by one\n"
-  "incremental LTO link (CC -r -flto -flinker-output=nolto-rel\n"
+  "incremental LTO link (CC -r -flto=auto -flinker-output=nolto-rel\n"
   "-fno-semantic-interposition, with the command's -O, -f, -m and -g\n"
   "options), so that GCC inlines the hot calls across the group's files;\n"
   "the program is then linked as CC ARG... says, with -fno-lto, every\n"

@@ -48,8 +48,11 @@ compile_objs() {
         "$ROOT/bench/real/cc-wrap.sh") || return 1
     local gen=
     [[ $cflags == *-fprofile-generate* ]] && gen=-fprofile-generate
+    # SFDO_BENCH_LINK_PREFIX: words before the link command (bench/lipo-bench.sh:
+    # sfdo-link --groups FILE --); SFDO_BENCH_LDFLAGS: flags after it (-flto=auto).
     # shellcheck disable=SC2086
-    "${SFDO_BENCH_CC:-gcc}" -O2 $gen -o "$dir/$out" "$dir"/obj/*.o $ldflags
+    ${SFDO_BENCH_LINK_PREFIX:-} "${SFDO_BENCH_CC:-gcc}" -O2 $gen -o "$dir/$out" \
+        "$dir"/obj/*.o $ldflags ${SFDO_BENCH_LDFLAGS:-}
 }
 
 prepare_lua() {

@@ -1,8 +1,8 @@
 # shellcheck shell=bash
-# bench/real/inputs.sh - Lua's and SQLite's training, small and reference
-# runs as shell commands, for the benches that build these programs
-# several ways and run them (bench/decisions-bench.sh,
-# bench/stale-bench.sh).  Sourced after ROOT and MODE (quick: the ref
+# bench/real/inputs.sh - the training, small and reference runs of Lua,
+# SQLite, bzip2 and xz as shell commands, for the benches that build these
+# programs several ways and run them (bench/decisions-bench.sh,
+# bench/stale-bench.sh, bench/lipo-bench.sh).  Sourced after ROOT and MODE (quick: the ref
 # runs are the small ones) are set.
 
 LUA_DIR=$ROOT/bench/real/lua
@@ -30,6 +30,12 @@ run_cmd() {
                 [[ $w == train ]] && s=$SQL_TRAIN
                 [[ $w == small ]] && s=$SQL_SMALL
                 echo "$b --memdb --size $s --testset main --verify" ;;
+        # bzip2's are in BZ_IN (bench/lipo-bench.sh makes them)
+        bzip2) case $w in
+                train) echo "$b -9 -c $BZ_IN/train.tar | $b -dc > /dev/null" ;;
+                small) echo "$b -9 -c $BZ_IN/small.bin" ;;
+                *) echo "$b -9 -c $BZ_IN/ref.bin; $b -dc $BZ_IN/ref.bz2; " ;;
+            esac ;;
         # xz's inputs are in XZ_IN (bench/stale-bench.sh makes them)
         xz) case $w in
                 train) echo "$b -6 -c $XZ_IN/train.tar | $b -dc > /dev/null" ;;

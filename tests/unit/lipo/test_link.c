@@ -63,7 +63,7 @@ test_commands (void **state)
   struct sfdo_link_plan plan = { objs, 3 };
   char **cmd = sfdo_link_group_command (&plan, argc, argv, 0, "/t/g1.o");
   const char *want[] = { "gcc", "-O2", "-fplugin=x.so",
-                         "-fno-semantic-interposition", "-r", "-flto",
+                         "-fno-semantic-interposition", "-r", "-flto=auto",
                          "-flinker-output=nolto-rel", "a.o", "b.o", "-o",
                          "/t/g1.o" };
   assert_int_equal (count (cmd), 11);
