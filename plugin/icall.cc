@@ -9,13 +9,17 @@
    names a target taking at least half of the calls and the call is hot:
    ipa-profile then turns it into a speculative direct call, which the
    inliner may inline; for a C++ virtual call (OBJ_TYPE_REF) this is
-   speculative devirtualisation.  A target is named by its profile id:
-   init_node_map gives each function of this unit one; a public function
-   of another unit gets the id GCC computes for it there (coverage.cc:
-   the CRC32 of its assembler name), which only link-time optimisation
-   can resolve, as for -fprofile-use.  A file-local target of another
-   unit cannot be named (its id mixes in that unit's file name and line)
-   and is left out.
+   speculative devirtualisation.  A target is named by its profile id: a
+   public function gets the one GCC computes for it in its own unit
+   (coverage.cc: the CRC32 of its assembler name).  GCC's id of a
+   file-local function mixes in its unit's object file name, which no
+   other unit can know, so the plugin gives each file-local function of
+   its unit that the profile holds an id of its own, made from what the
+   profile keys it by (source file and name); a unit that calls it
+   through a table names it by that id.  A target in another unit is
+   resolved by link-time optimisation, the whole program's (-flto) or a
+   module group's (sfdo-link), as for -fprofile-use; a file-local name
+   that the profile holds in several files is left out.
 
    A histogram is used only where enough samples support it: the
    profile's callsamples histogram at the call says how many samples
@@ -57,9 +61,75 @@ public_profile_id (const char *name)
   return id ? id : 1;
 }
 
+/* The profile id of the file-local function NAME of source file FILE,
+   as the profile names them.  */
+
+static gcov_type
+local_profile_id (const char *file, const char *name)
+{
+  unsigned id = crc32_string (crc32_string (0, file), name) & 0x7fffffff;
+  return id ? id : 1;
+}
+
+void
+sfdo_set_local_profile_id (cgraph_node *node, const struct sfdo_prof_func *f)
+{
+  if (TREE_PUBLIC (node->decl) || !f->file)
+    return;
+  node->profile_id
+    = local_profile_id (sfdo_profile_str (sfdo_profile, f->file),
+			sfdo_profile_str (sfdo_profile, f->name));
+}
+
+/* What the profile holds of the functions of one name.  */
+struct name_files
+{
+  unsigned globals, locals;
+  char *local_file;		/* the last file-local one's */
+};
+
+static int
+note_file (const char *file, size_t len, void *ctx)
+{
+  struct name_files *nf = (struct name_files *) ctx;
+
+  if (!len)
+    nf->globals++;
+  else
+    {
+      nf->locals++;
+      free (nf->local_file);
+      nf->local_file = xstrndup (file, len);
+    }
+  return 0;
+}
+
+/* The id the function NAME has in the unit that defines it, which is not
+   this one: a public one's, else that of the only file-local function of
+   that name in the profile; 0 if several are.  */
+
+static gcov_type
+other_unit_profile_id (const char *name)
+{
+  struct name_files nf = { 0, 0, NULL };
+  struct sfdo_error err;
+  gcov_type id = 0;
+
+  sfdo_error_clear (&err);
+  if (sfdo_profile_files_of (sfdo_profile, name, note_file, &nf, &err)
+      != SFDO_OK)
+    sfdo_report_profile_error (&err);
+  else if (nf.globals || !nf.locals)
+    id = public_profile_id (name);
+  else if (nf.locals == 1)
+    id = local_profile_id (nf.local_file, name);
+  free (nf.local_file);
+  return id;
+}
+
 /* The profile id of the function named NAME, or 0 if it cannot be
    named: its cgraph node's in this unit, else the id it has where it is
-   defined (when that is public).  */
+   defined.  */
 
 static gcov_type
 profile_id_of (const char *name)
@@ -71,7 +141,7 @@ profile_id_of (const char *name)
     return node->profile_id;
   if (node && !TREE_PUBLIC (node->decl))
     return 0;
-  return public_profile_id (name);
+  return other_unit_profile_id (name);
 }
 
 /* Samples a call's targets need before GCC sees them.  GCC promotes a

@@ -659,6 +659,8 @@ pass_sfdo::execute (function *)
   /* Value profiles name indirect-call targets by profile id.  */
   init_node_map (true);
   for (const sfdo_annotated &a : annotated)
+    sfdo_set_local_profile_id (a.first, a.second);
+  for (const sfdo_annotated &a : annotated)
     {
       push_cfun (DECL_STRUCT_FUNCTION (a.first->decl));
       finish_function (a.second);

@@ -24,8 +24,15 @@ bool sfdo_attach_topn (gimple *stmt, enum hist_type type, tree value,
    function's profile) to the current function.  Returns how many.  */
 unsigned sfdo_attach_value_histograms (const struct sfdo_prof_func *f);
 
+/* Give NODE, a file-local function of this unit whose profile is F, the
+   profile id that other units name it by (icall.cc says why it is not
+   GCC's own).  Call after init_node_map.  */
+void sfdo_set_local_profile_id (cgraph_node *node,
+				const struct sfdo_prof_func *f);
+
 /* Attach the indirect-call histograms of F to the current function's
-   indirect and virtual calls (needs init_node_map).  Returns how many.  */
+   indirect and virtual calls (needs init_node_map and the local profile
+   ids).  Returns how many.  */
 unsigned sfdo_attach_icall_histograms (const struct sfdo_prof_func *f);
 
 /* Let value-profile transformations use the attached histograms, as

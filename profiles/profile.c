@@ -590,6 +590,24 @@ sfdo_profile_find (struct sfdo_profile *p, const char *name, const char *file,
   return find_in_memory (p, name, file);
 }
 
+enum sfdo_errc
+sfdo_profile_files_of (struct sfdo_profile *p, const char *name,
+                       int (*visit) (const char *file, size_t len, void *ctx),
+                       void *ctx, struct sfdo_error *err)
+{
+  if (p->lazy)
+    return sfdo_binary_files_of (p, name, visit, ctx, err);
+  uint32_t name_id = sfdo_profile_lookup_id (p, name, strlen (name));
+  for (size_t i = 0; name_id != UINT32_MAX && i < p->nfuncs; i++)
+    if (p->funcs[i]->name == name_id)
+      {
+        const char *s = sfdo_profile_str (p, p->funcs[i]->file);
+        if (visit (s, strlen (s), ctx))
+          break;
+      }
+  return SFDO_OK;
+}
+
 /* Offer the file FILE (LEN bytes) of a function of the sought name to
    the choice CTX (the files are distinct: each its own id).  */
 static int
@@ -609,21 +627,8 @@ sfdo_profile_find_static (struct sfdo_profile *p, const char *name,
     return f;
   struct sfdo_path_pick pick;
   sfdo_path_pick_init (&pick, file);
-  if (p->lazy)
-    {
-      if (sfdo_binary_files_of (p, name, consider_file, &pick, err) != SFDO_OK)
-        return NULL;
-    }
-  else
-    {
-      uint32_t name_id = sfdo_profile_lookup_id (p, name, strlen (name));
-      for (size_t i = 0; name_id != UINT32_MAX && i < p->nfuncs; i++)
-        if (p->funcs[i]->name == name_id)
-          {
-            const char *s = sfdo_profile_str (p, p->funcs[i]->file);
-            consider_file (s, strlen (s), &pick);
-          }
-    }
+  if (sfdo_profile_files_of (p, name, consider_file, &pick, err) != SFDO_OK)
+    return NULL;
   if (sfdo_path_pick_result (&pick) < 0)
     return NULL;
   char *best = sfdo_xstrndup (pick.best, pick.best_len);

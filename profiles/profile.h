@@ -288,6 +288,13 @@ struct sfdo_prof_func *sfdo_profile_find_static (struct sfdo_profile *p,
                                                  const char *name,
                                                  const char *file,
                                                  struct sfdo_error *err);
+/* Call VISIT (FILE, LEN, CTX) with the file of each top-level function
+   named NAME ("" for a global one), until it returns non-zero; reads the
+   index only, decoding no function.  Fails only on a corrupt index.  */
+enum sfdo_errc sfdo_profile_files_of (struct sfdo_profile *p, const char *name,
+                                      int (*visit) (const char *file,
+                                                    size_t len, void *ctx),
+                                      void *ctx, struct sfdo_error *err);
 /* Add a new top-level function (NAME, FILE are string ids).  Adding a
    function that exists already creates a duplicate that finalize merges.  */
 struct sfdo_prof_func *sfdo_profile_add_func (struct sfdo_profile *p,

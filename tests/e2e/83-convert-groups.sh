@@ -15,7 +15,11 @@
 # -fno-semantic-interposition), the program linked from them and the
 # other objects with -fno-lto, which sfdo-link does from the groups file.
 # There main's hot call of ops.c's mix is inlined, where the ordinary
-# file-by-file build keeps the call; the output is the same.
+# file-by-file build keeps the call, and main's call through ops.c's
+# table is promoted to its dominant target, ops.c's static rotate (the
+# plugin names file-local functions by an id both files can compute);
+# the output is the same.  The same for a C++ virtual call whose
+# targets another file defines (data/lipo/virt_main.cc, shapes.cc).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 need_built sfdo-record sfdo-convert sfdo-link samplefdo.so
@@ -67,6 +71,16 @@ grep -q "group 1: $T/g/main.o $T/g/ops.o joined by an incremental LTO link" "$T/
 calls_to_mix() { objdump -dr "$1" | sed -n '/<main>:/,/^$/p' | grep -cE 'call.*<mix>|R_X86_64_PLT32[[:space:]]+mix-' || true; }
 (( $(calls_to_mix "$T/prog") >= 1 )) || fail "the ordinary build already inlines mix: the test shows nothing"
 (( $(calls_to_mix "$T/g/prog") == 0 )) || fail "the grouped build still calls mix from main"
+# The call through ops.c's table of its static functions is promoted to
+# rotate (its dominant target, 7 calls in 8) and inlined with the groups
+# (main compares the pointer with rotate's address); file by file
+# (the same objects linked with -fno-lto) main cannot name rotate.
+names_rotate() { objdump -d "$1" | sed -n '/<main>:/,/^$/p' | grep -c '<rotate>' || true; }
+gcc -O2 -fno-lto "$T/g/main.o" "$T/g/ops.o" "$T/g/cold.o" -o "$T/g/plain"
+(( $(names_rotate "$T/g/plain") == 0 )) || fail "the file-by-file build already names rotate in main"
+(( $(names_rotate "$T/g/prog") >= 1 )) ||
+    fail "the grouped build did not promote the table call to rotate (file-local, in ops.c)"
+cmp -s <("$T/prog") <("$T/g/plain") || fail "the file-by-file build prints something else"
 # cold.c is in no group: its report stays an ordinary call (linking the
 # fat objects without -fno-lto would run whole-program LTO, which inlines
 # it into main).
@@ -79,6 +93,36 @@ grep -q "$T/main.o has no LTO IR" "$T/g/link2.err" ||
     fail "sfdo-link did not say main.o has no LTO IR: $(cat "$T/g/link2.err")"
 cmp -s <("$T/prog") <("$T/g/prog2") || fail "the build with a plain object prints something else"
 cmp -s <("$T/prog") <("$T/g/prog") || fail "the grouped build prints something else"
+# C++: virt_main.cc's hot virtual call reaches Square::weigh, defined in
+# shapes.cc, 15 times in 16.  Grouped, main compares the vtable slot with
+# its address (speculative devirtualisation, the call inlined); file by
+# file main cannot name it.
+V=$T/virt
+mkdir -p "$V"
+for f in virt_main shapes; do
+    g++ -O2 -g -c "$D/$f.cc" -o "$V/$f.o" || fail "compiling $f.cc failed"
+done
+g++ "$V/virt_main.o" "$V/shapes.o" -o "$V/prog"
+"$SFDO_BUILD/sfdo-record" -q -o "$V/p.data" -- "$V/prog" > "$V/out" 2>"$V/record.err" ||
+    fail "sfdo-record of the C++ program failed: $(cat "$V/record.err")"
+"$SFDO_BUILD/sfdo-convert" -q -o "$V/p.prof" --groups="$V/groups.txt" "$V/p.data" "$V/prog" ||
+    fail "sfdo-convert --groups of the C++ program failed"
+[[ $(sed -n 's/^  //p' "$V/groups.txt" | xargs -n1 basename | sort | tr '\n' ' ') == "shapes.cc virt_main.cc " ]] ||
+    fail "the C++ program's group is not shapes.cc and virt_main.cc: $(cat "$V/groups.txt")"
+for f in virt_main shapes; do
+    g++ -O2 -g -flto -ffat-lto-objects -fno-semantic-interposition \
+        -fplugin="$SFDO_BUILD/samplefdo.so" -fplugin-arg-samplefdo-profile="$V/p.prof" \
+        -c "$D/$f.cc" -o "$V/g-$f.o" || fail "compiling $f.cc -flto failed"
+done
+"$SFDO_BUILD/sfdo-link" -q --groups "$V/groups.txt" -- g++ -O2 "$V/g-virt_main.o" "$V/g-shapes.o" \
+    -o "$V/gprog" || fail "sfdo-link of the C++ program failed"
+g++ -O2 -fno-lto "$V/g-virt_main.o" "$V/g-shapes.o" -o "$V/plain"
+names_weigh() { objdump -d "$1" | sed -n '/<main>:/,/^$/p' | grep -c '<_ZNK6Square5weighEj>' || true; }
+(( $(names_weigh "$V/plain") == 0 )) || fail "the file-by-file C++ build already names Square::weigh in main"
+(( $(names_weigh "$V/gprog") >= 1 )) ||
+    fail "the grouped C++ build did not devirtualise the call to Square::weigh (in shapes.cc)"
+cmp -s "$V/out" <("$V/gprog") || fail "the grouped C++ build prints something else"
+cmp -s "$V/out" <("$V/plain") || fail "the file-by-file C++ build prints something else"
 # No directory for the groups' objects: exit 2, saying where it looked.
 status=0
 TMPDIR=$T/none "$SFDO_BUILD/sfdo-link" --groups "$G" -- gcc "$T/g/main.o" "$T/g/ops.o" \
@@ -93,4 +137,4 @@ for args in "-- gcc" "--groups $G"; do
     ((status == 1)) && grep -q "Try 'sfdo-link --help'" "$T/usage.err" ||
         fail "sfdo-link $args: exit $status, $(head -1 "$T/usage.err")"
 done
-echo "$TEST_NAME: main.c and ops.c grouped, ${share}% of the cross-file call weight; mix inlined across them without whole-program LTO"
+echo "$TEST_NAME: main.c and ops.c grouped, ${share}% of the cross-file call weight; mix inlined, the table call promoted to ops.c's static rotate and the C++ virtual call to shapes.cc's Square::weigh, without whole-program LTO"

@@ -793,6 +793,16 @@ test_entries_head_else_busiest_line (void **state)
   sfdo_profile_free (p);
 }
 
+/* Append FILE and a ';' to the string CTX.  */
+static int
+list_file (const char *file, size_t len, void *ctx)
+{
+  char *out = ctx;
+  strncat (out, file, len);
+  strcat (out, ";");
+  return 0;
+}
+
 /* Statics keyed by a file as another build named it: found by the
    longest path tail, in memory and in a lazily opened binary profile.  */
 static void
@@ -817,6 +827,15 @@ check_statics_by_path_tail (struct sfdo_profile *p)
   assert_null (sfdo_profile_find_static (p, "helper", "/q/z.c", &err));
   assert_null (sfdo_profile_find_static (p, "nothing", "a/x.c", &err));
   assert_int_equal (err.code, SFDO_OK);
+  /* Every file of a name, read from the index.  */
+  char files[64] = "";
+  assert_int_equal (sfdo_profile_files_of (p, "helper", list_file, files, &err),
+                    SFDO_OK);
+  assert_string_equal (files, "a/x.c;b/x.c;src/y.c;");
+  files[0] = '\0';
+  assert_int_equal (sfdo_profile_files_of (p, "nothing", list_file, files, &err),
+                    SFDO_OK);
+  assert_string_equal (files, "");
 }
 
 static void
