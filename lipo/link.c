@@ -116,45 +116,158 @@ sfdo_link_group_of (const struct sfdo_groups *g, const char *unit)
 /* --- The plan --------------------------------------------------------------- */
 
 static int
-is_object_arg (const char *a)
+ends_with (const char *a, const char *suffix)
 {
-  size_t n = strlen (a);
-  return a[0] != '-' && n > 2 && strcmp (a + n - 2, ".o") == 0;
+  size_t n = strlen (a), k = strlen (suffix);
+  return a[0] != '-' && n > k && strcmp (a + n - k, suffix) == 0;
+}
+
+static struct sfdo_link_object *
+plan_add (struct sfdo_link_plan *plan, size_t *cap)
+{
+  if (plan->nobjects == *cap)
+    {
+      *cap = *cap ? 2 * *cap : 16;
+      plan->objects = sfdo_xrealloc (plan->objects,
+                                     *cap * sizeof *plan->objects);
+    }
+  struct sfdo_link_object *o = &plan->objects[plan->nobjects];
+  memset (o, 0, sizeof *o);
+  return o;
+}
+
+/* Copy the archive member M (its header H) of ARCHIVE into DIR as the
+   INDEX-th; the copy's path (malloc'd), or NULL if it has no bytes or
+   cannot be written (then ERR says which archive's member).  */
+static char *
+extract_member (Elf *m, const Elf_Arhdr *h, const char *archive,
+                const char *dir, size_t index, struct sfdo_error *err)
+{
+  size_t size;
+  char *raw = elf_rawfile (m, &size);
+  if (!raw)
+    return NULL;
+  const char *base = strrchr (h->ar_name, '/');
+  base = base ? base + 1 : h->ar_name;
+  size_t len = strlen (dir) + strlen (base) + 32;
+  char *path = sfdo_xmalloc (len);
+  snprintf (path, len, "%s/m%zu-%s", dir, index, base);
+  FILE *f = fopen (path, "wb");
+  if (!f || fwrite (raw, 1, size, f) != size || fclose (f) != 0)
+    {
+      if (f)
+        fclose (f);
+      sfdo_error_sys (err, path, archive);
+      unlink (path);
+      free (path);
+      return NULL;
+    }
+  return path;
+}
+
+/* Add to PLAN the members of the archive ARGV[ARG] that carry LTO IR and
+   whose unit is in a group of G, extracted into DIR.  A file that is not
+   an archive (a linker script, a thin archive) is left to the linker.  */
+static enum sfdo_errc
+plan_archive (const struct sfdo_groups *g, char *const *argv, size_t arg,
+              const char *dir, struct sfdo_link_plan *plan, size_t *cap,
+              struct sfdo_error *err)
+{
+  const char *path = argv[arg];
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return sfdo_error_sys (err, path, "cannot open the archive");
+  elf_version (EV_CURRENT);
+  Elf *ar = elf_begin (fd, ELF_C_READ, NULL), *m;
+  Elf_Cmd cmd = ELF_C_READ;
+  enum sfdo_errc rc = SFDO_OK;
+  size_t index = 0;
+  while (rc == SFDO_OK && ar && elf_kind (ar) == ELF_K_AR
+         && (m = elf_begin (fd, cmd, ar)))
+    {
+      const Elf_Arhdr *h = elf_getarhdr (m);
+      GElf_Ehdr eh;
+      char *copy = NULL;
+      if (h && h->ar_name[0] != '/' && gelf_getehdr (m, &eh)
+          && eh.e_type == ET_REL && has_lto_sections (m))
+        copy = extract_member (m, h, path, dir, index++, err);
+      if (err->code != SFDO_OK)
+        rc = err->code;
+      char *unit = copy ? first_unit (copy) : NULL;
+      ptrdiff_t group = unit ? sfdo_link_group_of (g, unit) : -1;
+      if (group >= 0)
+        {
+          struct sfdo_link_object *o = plan_add (plan, cap);
+          *o = (struct sfdo_link_object) { arg, unit, 1, group, copy, NULL };
+          size_t len = strlen (path) + strlen (h->ar_name) + 3;
+          o->label = sfdo_xmalloc (len);
+          snprintf (o->label, len, "%s(%s)", path, h->ar_name);
+          plan->nobjects++;
+        }
+      else
+        {
+          if (copy)
+            unlink (copy);
+          free (copy);
+          free (unit);
+        }
+      cmd = elf_next (m);
+      elf_end (m);
+    }
+  if (ar)
+    elf_end (ar);
+  close (fd);
+  return rc;
 }
 
 enum sfdo_errc
 sfdo_link_plan_make (const struct sfdo_groups *g, int argc, char *const *argv,
-                     struct sfdo_link_plan *plan, struct sfdo_error *err)
+                     const char *member_dir, struct sfdo_link_plan *plan,
+                     struct sfdo_error *err)
 {
+  size_t cap = 0;
   memset (plan, 0, sizeof *plan);
-  plan->objects = sfdo_xcalloc ((size_t) argc + 1, sizeof *plan->objects);
   for (int i = 1; i < argc; i++)
     {
+      enum sfdo_errc rc = SFDO_OK;
       if (strcmp (argv[i], "-o") == 0)
+        i++;
+      else if (ends_with (argv[i], ".a") && member_dir)
+        rc = plan_archive (g, argv, (size_t) i, member_dir, plan, &cap, err);
+      else if (ends_with (argv[i], ".o"))
         {
-          i++;
-          continue;
+          struct sfdo_link_object *o = plan_add (plan, &cap);
+          rc = sfdo_link_read_object (argv[i], o, err);
+          o->arg = (size_t) i;
+          o->group = o->unit ? sfdo_link_group_of (g, o->unit) : -1;
+          plan->nobjects += rc == SFDO_OK;
         }
-      if (!is_object_arg (argv[i]))
-        continue;
-      struct sfdo_link_object *o = &plan->objects[plan->nobjects];
-      enum sfdo_errc rc = sfdo_link_read_object (argv[i], o, err);
       if (rc != SFDO_OK)
         return rc;
-      o->arg = (size_t) i;
-      o->group = o->unit ? sfdo_link_group_of (g, o->unit) : -1;
-      plan->nobjects++;
     }
   return SFDO_OK;
 }
 
 void
-sfdo_link_plan_release (struct sfdo_link_plan *plan)
+sfdo_link_plan_release (struct sfdo_link_plan *plan, int remove)
 {
   for (size_t i = 0; i < plan->nobjects; i++)
-    free (plan->objects[i].unit);
+    {
+      struct sfdo_link_object *o = &plan->objects[i];
+      if (o->extracted && remove)
+        unlink (o->extracted);
+      free (o->extracted);
+      free (o->label);
+      free (o->unit);
+    }
   free (plan->objects);
   memset (plan, 0, sizeof *plan);
+}
+
+const char *
+sfdo_link_object_name (const struct sfdo_link_object *o, char *const *argv)
+{
+  return o->label ? o->label : argv[o->arg];
 }
 
 /* --- Commands --------------------------------------------------------------- */
@@ -198,7 +311,8 @@ sfdo_link_group_command (const struct sfdo_link_plan *plan, int argc,
     cmd[n++] = lto[i];
   for (size_t i = 0; i < plan->nobjects; i++)
     if (joins (&plan->objects[i], group))
-      cmd[n++] = argv[plan->objects[i].arg];
+      cmd[n++] = plan->objects[i].extracted ? plan->objects[i].extracted
+                                            : argv[plan->objects[i].arg];
   cmd[n++] = "-o";
   cmd[n++] = (char *) out;
   return cmd;
@@ -208,27 +322,28 @@ char **
 sfdo_link_final_command (const struct sfdo_link_plan *plan, int argc,
                          char *const *argv, char *const *outs)
 {
-  char **cmd = sfdo_xcalloc ((size_t) argc + 2, sizeof *cmd);
-  size_t n = 0, k = 0;
+  char **cmd = sfdo_xcalloc ((size_t) argc + plan->nobjects + 2, sizeof *cmd);
+  size_t n = 0;
   cmd[n++] = argv[0];
   for (int i = 1; i < argc; i++)
     {
-      while (k < plan->nobjects && plan->objects[k].arg < (size_t) i)
-        k++;
-      const struct sfdo_link_object *o
-        = k < plan->nobjects && plan->objects[k].arg == (size_t) i
-          ? &plan->objects[k] : NULL;
-      if (!o || o->group < 0 || !outs[o->group] || !o->has_lto)
+      int replaced = 0;
+      for (size_t k = 0; k < plan->nobjects; k++)
         {
-          cmd[n++] = argv[i];
-          continue;
+          const struct sfdo_link_object *o = &plan->objects[k];
+          if (o->arg != (size_t) i || o->group < 0 || !outs[o->group]
+              || !o->has_lto)
+            continue;
+          /* The group's object takes its first member's place.  */
+          int first = 1;
+          for (size_t j = 0; j < k; j++)
+            first &= !joins (&plan->objects[j], o->group);
+          if (first)
+            cmd[n++] = outs[o->group];
+          replaced |= !o->extracted;
         }
-      /* The group's object takes its first member's place.  */
-      int first = 1;
-      for (size_t j = 0; j < k; j++)
-        first &= !joins (&plan->objects[j], o->group);
-      if (first)
-        cmd[n++] = outs[o->group];
+      if (!replaced)
+        cmd[n++] = argv[i];
     }
   cmd[n++] = "-fno-lto";
   return cmd;

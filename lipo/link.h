@@ -34,10 +34,14 @@
 
 /* What an object on the command line is to the grouped link.  */
 struct sfdo_link_object {
-  size_t arg;                   /* its index in the command */
+  size_t arg;                   /* its index in the command (a member's:
+                                   its archive's) */
   char *unit;                   /* its first compile unit's name, or NULL */
   int has_lto;                  /* carries LTO IR (.gnu.lto_ sections) */
   ptrdiff_t group;              /* index into the groups, or -1 */
+  char *extracted;              /* an archive member: the copy the group's
+                                   link reads (malloc'd), else NULL */
+  char *label;                  /* an archive member: "LIB.a(NAME)" */
 };
 
 /* The compile unit and LTO IR of the object file at PATH into *O.  A
@@ -51,7 +55,13 @@ enum sfdo_errc sfdo_link_read_object (const char *path,
 ptrdiff_t sfdo_link_group_of (const struct sfdo_groups *g, const char *unit);
 
 /* The plan for the command ARGV (ARGC words, ARGV[0] the compiler):
-   its objects, each with its group.  */
+   its objects (arguments ending in .o), each with its group, and the
+   members of its archives (arguments ending in .a) that carry LTO IR and
+   belong to a group, each copied into MEMBER_DIR for the group's link.
+   A member so grouped is linked from the group's object, placed before
+   its archive, whose definitions then keep the linker from taking the
+   member from the archive too.  Only members of units the profile saw
+   are grouped, so only members the profiled program linked.  */
 struct sfdo_link_plan {
   struct sfdo_link_object *objects;
   size_t nobjects;
@@ -59,9 +69,15 @@ struct sfdo_link_plan {
 
 enum sfdo_errc sfdo_link_plan_make (const struct sfdo_groups *g, int argc,
                                     char *const *argv,
+                                    const char *member_dir,
                                     struct sfdo_link_plan *plan,
                                     struct sfdo_error *err);
-void sfdo_link_plan_release (struct sfdo_link_plan *plan);
+/* Free PLAN; REMOVE: delete the members it extracted too.  */
+void sfdo_link_plan_release (struct sfdo_link_plan *plan, int remove);
+
+/* What the command names the object O by (ARGV: the command).  */
+const char *sfdo_link_object_name (const struct sfdo_link_object *o,
+                                   char *const *argv);
 
 /* The incremental link of group GROUP into OUT: a NULL-terminated argv
    (malloc'd array, borrowed strings); NULL when fewer than two of its
@@ -71,8 +87,18 @@ char **sfdo_link_group_command (const struct sfdo_link_plan *plan, int argc,
                                 const char *out);
 
 /* The final link: ARGV with each linked group's objects replaced by
-   OUTS[group] (NULL: the group is not linked apart), and -fno-lto.  */
+   OUTS[group] (NULL: the group is not linked apart) at its first
+   object's place (before the archive, for a member), and -fno-lto.  */
 char **sfdo_link_final_command (const struct sfdo_link_plan *plan, int argc,
                                 char *const *argv, char *const *outs);
+
+/* ARGV (ARGC words) with every argument @FILE replaced by the words
+   FILE holds, as GCC reads them (separated by white space; quotes and
+   backslashes escape), nested files too; an @FILE that cannot be read
+   stays as it is, as GCC leaves it.  A NULL-terminated malloc'd array of
+   malloc'd strings, its length in *NARGC; free it with
+   sfdo_link_free_args.  */
+char **sfdo_link_expand_args (int argc, char *const *argv, int *nargc);
+void sfdo_link_free_args (char **args);
 
 #endif

@@ -34,7 +34,9 @@ static const char usage_text[] =
   "the program is then linked as CC ARG... says, with -fno-lto, every\n"
   "other object as ordinary code.  Objects are matched to the groups by\n"
   "their DWARF compile unit; an object compiled without -flto is linked as\n"
-  "it is, and said so.\n"
+  "it is, and said so.  The members of archives named on the command line\n"
+  "(LIB.a, not -lLIB) join their groups too: the group's object is linked\n"
+  "before the archive.  Response files (@FILE) are read as GCC reads them.\n"
   "\n"
   "  --groups FILE   the groups file\n"
   "  --keep-temps    keep the groups' objects (in $TMPDIR, default /tmp;\n"
@@ -107,7 +109,7 @@ describe (const struct sfdo_link_plan *plan, char *const *argv, size_t g,
   fprintf (stderr, "sfdo-link: group %zu:", g + 1);
   for (size_t i = 0; i < plan->nobjects; i++)
     if (plan->objects[i].group == (ptrdiff_t) g && plan->objects[i].has_lto)
-      fprintf (stderr, " %s", argv[plan->objects[i].arg]);
+      fprintf (stderr, " %s", sfdo_link_object_name (&plan->objects[i], argv));
   fprintf (stderr, linked ? " joined by an incremental LTO link\n"
                           : ": fewer than two objects with LTO IR, linked as "
                             "they are\n");
@@ -115,7 +117,7 @@ describe (const struct sfdo_link_plan *plan, char *const *argv, size_t g,
     if (plan->objects[i].group == (ptrdiff_t) g && !plan->objects[i].has_lto)
       fprintf (stderr, "sfdo-link: %s has no LTO IR (compile it with -flto "
                "-ffat-lto-objects): linked as it is\n",
-               argv[plan->objects[i].arg]);
+               sfdo_link_object_name (&plan->objects[i], argv));
 }
 
 /* Link each group apart into DIR; OUTS[g] is its object, or NULL.  */
@@ -146,35 +148,27 @@ link_groups (const struct sfdo_groups *g, const struct sfdo_link_plan *plan,
   return 0;
 }
 
-int
-main (int argc, char **argv)
+/* The grouped link of the command ARGV (ARGC words), the groups' objects
+   and archive members in DIR.  */
+static int
+grouped_link (const struct options *o, int argc, char **argv, const char *dir)
 {
-  struct options o = { 0 };
-  int rc = parse (argc, argv, &o);
-  if (rc >= 0)
-    return rc;
-  argc -= optind, argv += optind;
   struct sfdo_error err;
   sfdo_error_clear (&err);
   struct sfdo_groups g;
   struct sfdo_link_plan plan = { 0 };
-  char buf[1024], dir[4096];
-  const char *tmp = getenv ("TMPDIR");
-  snprintf (dir, sizeof dir, "%s/sfdo-link.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (sfdo_groups_read (o.groups, &g, &err) != SFDO_OK
-      || sfdo_link_plan_make (&g, argc, argv, &plan, &err) != SFDO_OK)
+  char buf[1024];
+  if (sfdo_groups_read (o->groups, &g, &err) != SFDO_OK
+      || sfdo_link_plan_make (&g, argc, argv, dir, &plan, &err) != SFDO_OK)
     {
       fprintf (stderr, "sfdo-link: %s\n", sfdo_error_format (&err, buf,
                                                              sizeof buf));
       sfdo_groups_release (&g);
-      sfdo_link_plan_release (&plan);
+      sfdo_link_plan_release (&plan, 1);
       return 2;
     }
   char **outs = sfdo_xcalloc (g.ngroups + 1, sizeof *outs);
-  rc = mkdtemp (dir) ? link_groups (&g, &plan, argc, argv, dir, o.quiet, outs)
-                     : (fprintf (stderr, "sfdo-link: cannot make the directory "
-                                 "%s for the groups' objects: %s (set TMPDIR)\n",
-                                 dir, strerror (errno)), 2);
+  int rc = link_groups (&g, &plan, argc, argv, dir, o->quiet, outs);
   if (rc == 0)
     {
       char **cmd = sfdo_link_final_command (&plan, argc, argv, outs);
@@ -185,16 +179,39 @@ main (int argc, char **argv)
     }
   for (size_t i = 0; i < g.ngroups; i++)
     {
-      if (outs[i] && !o.keep)
+      if (outs[i] && !o->keep)
         unlink (outs[i]);
       free (outs[i]);
     }
-  if (o.keep && !o.quiet)
-    fprintf (stderr, "sfdo-link: the groups' objects are in %s\n", dir);
-  else
-    rmdir (dir);
   free (outs);
   sfdo_groups_release (&g);
-  sfdo_link_plan_release (&plan);
+  sfdo_link_plan_release (&plan, !o->keep);
+  return rc;
+}
+
+int
+main (int argc, char **argv)
+{
+  struct options o = { 0 };
+  int rc = parse (argc, argv, &o);
+  if (rc >= 0)
+    return rc;
+  char dir[4096];
+  const char *tmp = getenv ("TMPDIR");
+  snprintf (dir, sizeof dir, "%s/sfdo-link.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp (dir))
+    {
+      fprintf (stderr, "sfdo-link: cannot make the directory %s for the "
+               "groups' objects: %s (set TMPDIR)\n", dir, strerror (errno));
+      return 2;
+    }
+  int nargc;
+  char **args = sfdo_link_expand_args (argc - optind, argv + optind, &nargc);
+  rc = grouped_link (&o, nargc, args, dir);
+  sfdo_link_free_args (args);
+  if (o.keep && !o.quiet)
+    fprintf (stderr, "sfdo-link: the groups' objects are in %s\n", dir);
+  else if (!o.keep)
+    rmdir (dir);
   return rc;
 }

@@ -86,6 +86,16 @@ cmp -s <("$T/prog") <("$T/g/plain") || fail "the file-by-file build prints somet
 # it into main).
 objdump -d "$T/g/prog" | sed -n '/<main>:/,/^$/p' | grep -q 'call.*<report>' ||
     fail "main no longer calls report: the link ran LTO beyond the group"
+# The same from an archive and a response file: ops.o in libops.a, the
+# objects named in @objs.rsp.
+ar rcs "$T/g/libops.a" "$T/g/ops.o"
+printf '%s\n' "$T/g/main.o" "$T/g/libops.a" "$T/g/cold.o" > "$T/g/objs.rsp"
+"$SFDO_BUILD/sfdo-link" --groups "$G" -- gcc -O2 "@$T/g/objs.rsp" -o "$T/g/prog-ar" \
+    2>"$T/g/link-ar.err" || fail "sfdo-link with an archive failed: $(head -3 "$T/g/link-ar.err")"
+grep -q "group 1: $T/g/main.o $T/g/libops.a(ops.o) joined" "$T/g/link-ar.err" ||
+    fail "sfdo-link did not join libops.a's ops.o: $(cat "$T/g/link-ar.err")"
+(( $(calls_to_mix "$T/g/prog-ar") == 0 )) || fail "the build from the archive still calls mix from main"
+cmp -s <("$T/prog") <("$T/g/prog-ar") || fail "the build from the archive prints something else"
 # An object compiled without -flto is linked as it is, and said so.
 "$SFDO_BUILD/sfdo-link" --groups "$G" -- gcc -O2 "$T/main.o" "$T/g/ops.o" "$T/g/cold.o" \
     -o "$T/g/prog2" 2>"$T/g/link2.err" || fail "sfdo-link with a plain object failed"

@@ -58,7 +58,8 @@ test_commands (void **state)
                    "c.o", "b.o", "-lm", "-flto", NULL };
   int argc = 10;
   struct sfdo_link_object objs[] = {
-    { 3, "src/a.c", 1, 0 }, { 6, "lib/x/c.c", 0, 1 }, { 7, "src/b.c", 1, 0 }
+    { 3, "src/a.c", 1, 0, NULL, NULL }, { 6, "lib/x/c.c", 0, 1, NULL, NULL },
+    { 7, "src/b.c", 1, 0, NULL, NULL }
   };
   struct sfdo_link_plan plan = { objs, 3 };
   char **cmd = sfdo_link_group_command (&plan, argc, argv, 0, "/t/g1.o");
@@ -80,6 +81,72 @@ test_commands (void **state)
   for (size_t i = 0; i < 10; i++)
     assert_string_equal (cmd[i], final[i]);
   free (cmd);
+}
+
+/* Archive members join their group's link from their extracted copies;
+   the group's object goes before the first member's archive, which stays
+   on the command line for its other members.  */
+static void
+test_commands_with_archive_members (void **state)
+{
+  (void) state;
+  char *argv[] = { "gcc", "a.o", "libz.a", "-o", "prog", "libq.a", NULL };
+  int argc = 6;
+  struct sfdo_link_object objs[] = {
+    { 2, "lib/x/c.c", 1, 1, "/t/m0-c.o", "libz.a(c.o)" },
+    { 5, "lib/a.c", 1, 1, "/t/m1-a.o", "libq.a(a.o)" },
+  };
+  struct sfdo_link_plan plan = { objs, 2 };
+  assert_string_equal (sfdo_link_object_name (&objs[0], argv), "libz.a(c.o)");
+  char **cmd = sfdo_link_group_command (&plan, argc, argv, 1, "/t/g2.o");
+  assert_non_null (cmd);
+  size_t n = count (cmd);
+  assert_string_equal (cmd[n - 4], "/t/m0-c.o");
+  assert_string_equal (cmd[n - 3], "/t/m1-a.o");
+  free (cmd);
+  char *outs[] = { NULL, "/t/g2.o" };
+  cmd = sfdo_link_final_command (&plan, argc, argv, outs);
+  const char *final[] = { "gcc", "a.o", "/t/g2.o", "libz.a", "-o", "prog",
+                          "libq.a", "-fno-lto" };
+  assert_int_equal (count (cmd), 8);
+  for (size_t i = 0; i < 8; i++)
+    assert_string_equal (cmd[i], final[i]);
+  free (cmd);
+}
+
+/* Response files: words split as GCC splits them, nested files read,
+   an unreadable @FILE kept.  */
+static void
+test_response_files (void **state)
+{
+  (void) state;
+  char dir[] = "/tmp/sfdo-test-args.XXXXXX";
+  assert_non_null (mkdtemp (dir));
+  char inner[256], outer[256], arg[300];
+  snprintf (inner, sizeof inner, "%s/inner.rsp", dir);
+  snprintf (outer, sizeof outer, "%s/outer.rsp", dir);
+  FILE *f = fopen (inner, "w");
+  assert_non_null (f);
+  fputs ("c.o\n'with space.o' \"d\\\"q.o\"\n", f);
+  fclose (f);
+  f = fopen (outer, "w");
+  assert_non_null (f);
+  fprintf (f, "  a.o\tb\\ c.o @%s\n-lm", inner);
+  fclose (f);
+  snprintf (arg, sizeof arg, "@%s", outer);
+  char *argv[] = { "gcc", arg, "@/no/such/file", "-o", "prog", NULL };
+  int n;
+  char **args = sfdo_link_expand_args (5, argv, &n);
+  const char *want[] = { "gcc", "a.o", "b c.o", "c.o", "with space.o",
+                         "d\"q.o", "-lm", "@/no/such/file", "-o", "prog" };
+  assert_int_equal (n, 10);
+  for (int i = 0; i < n; i++)
+    assert_string_equal (args[i], want[i]);
+  assert_null (args[n]);
+  sfdo_link_free_args (args);
+  unlink (inner);
+  unlink (outer);
+  rmdir (dir);
 }
 
 static void
@@ -119,6 +186,8 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_units_to_groups),
     cmocka_unit_test (test_commands),
+    cmocka_unit_test (test_commands_with_archive_members),
+    cmocka_unit_test (test_response_files),
     cmocka_unit_test (test_reads_an_object),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
