@@ -11,6 +11,15 @@
    and none seen, a block that ran on a quarter of those entries or more
    would have been missed with probability e^-3 (5%) at most.  A block with a
    sample of its own never goes cold, whatever the flow solution says.
+   In a function that ran too few times to give its blocks that evidence
+   (a parser's rare constructs, run a handful of times), GCC's own
+   estimate stands in for it: a region of unsampled blocks that the
+   static estimate enters on at most SFDO_STATIC_RARE of the function's
+   entries is a path to a noreturn or cold call (predict.def gives those
+   1 in 2000), an error path that a training run rarely takes, and
+   -fprofile-use would find it never ran; it is believed never run too.
+   Measured on Lua's decisions beside -fprofile-use (bench/RESULTS.md,
+   decisions): most functions PGO splits and sfdo left whole were these.
 
    Functions: the converter lists every function of the profiled binary,
    sampled or not (those with total 0).  One that never caught a sample
@@ -32,6 +41,7 @@
 #include "gimple.h"
 #include "cgraph.h"
 #include "cfg.h"
+#include "sreal.h"
 #include "profile.h"
 
 #include "../profiles/profile.h"
@@ -41,6 +51,7 @@
 #include "hotcold.h"
 
 #define SFDO_ZERO_EVIDENCE 12.0
+#define SFDO_STATIC_RARE (1.0 / 1000)
 #define SFDO_UNLIKELY_MIN_SAMPLES 1000
 
 /* Union-find over block indices, for the regions of unsampled blocks.  */
@@ -58,16 +69,21 @@ sfdo_find_real_zeros (const struct sfdo_fn_counts *c)
 {
   int n = c->nblocks;
   int *parent;
-  double *evidence;
+  double *evidence, *static_rate;
   bool *candidate, *zero;
   basic_block bb;
   edge e;
   edge_iterator ei;
+  /* The CFG still holds GCC's estimate: the counts are written later.  */
+  profile_count entry = ENTRY_BLOCK_PTR_FOR_FN (cfun)->count;
+  bool ran = c->block[ENTRY_BLOCK] > 0;
+  bool guessed = entry.initialized_p () && entry.nonzero_p ();
 
   if (!sfdo_family_on (SFDO_FAMILY_HOTCOLD) || !c->solved)
     return NULL;
   parent = XNEWVEC (int, n);
   evidence = XCNEWVEC (double, n);
+  static_rate = XCNEWVEC (double, n);
   candidate = XCNEWVEC (bool, n);
   zero = XCNEWVEC (bool, n);
   FOR_ALL_BB_FN (bb, cfun)
@@ -94,15 +110,29 @@ sfdo_find_real_zeros (const struct sfdo_fn_counts *c)
 	  evidence[region_of (parent, bb->index)]
 	    += sfdo_expected_samples (c->block[e->src->index],
 				      sfdo_block_size (bb));
+  /* A region's static rate: its most frequent block's, by GCC's estimate,
+     per entry of the function (1 where there is none).  */
+  FOR_EACH_BB_FN (bb, cfun)
+    if (candidate[bb->index])
+      {
+	double *rate = &static_rate[region_of (parent, bb->index)];
+	double r = guessed && bb->count.initialized_p ()
+		   ? bb->count.to_sreal_scale (entry).to_double () : 1.0;
+	*rate = MAX (*rate, r);
+      }
   FOR_EACH_BB_FN (bb, cfun)
     if (candidate[bb->index]
-	&& evidence[region_of (parent, bb->index)] >= SFDO_ZERO_EVIDENCE)
+	&& (evidence[region_of (parent, bb->index)] >= SFDO_ZERO_EVIDENCE
+	    || (ran
+		&& static_rate[region_of (parent, bb->index)]
+		   <= SFDO_STATIC_RARE)))
       {
 	zero[bb->index] = true;
 	sfdo_stats.zero_blocks++;
       }
   XDELETEVEC (parent);
   XDELETEVEC (evidence);
+  XDELETEVEC (static_rate);
   XDELETEVEC (candidate);
   return zero;
 }
