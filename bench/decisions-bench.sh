@@ -150,7 +150,10 @@ done
 for p in "${PROGS[@]}"; do
     dirs=()
     for v in O2 O2x "${LADDER[@]}" "${EXTRA[@]}"; do dirs+=("$WORK/build/$p/$v"); done
+    "$BUILD/sfdo-profile" convert --text "$WORK/prof/$p/sfdo.prof" |
+        sed -n 's/^\([^ #][^ ]*\):0:0$/\1/p' > "$WORK/unsampled-$p.txt"
     python3 bench/decisions.py --json "$WORK/decisions-$p.json" \
+        --unsampled "$WORK/unsampled-$p.txt" \
         "$WORK/build/$p/pgo" "${dirs[@]}" > "$WORK/decisions-$p.txt"
 done
 

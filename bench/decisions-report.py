@@ -50,12 +50,21 @@ def decisions_table(work, progs, out):
     out.append("|---|---|---:|---:|---:|---:|---:|")
     for p in progs:
         d = json.load(open(os.path.join(work, "decisions-%s.json" % p)))
-        for f in FAMILIES:
+        for f in FAMILIES + ("hotcold-sampled",):
+            if f not in d["sfdo"]:
+                continue
             s, x = d["sfdo"][f], d["O2x"][f]
             out.append("| %s | %s | %d | %s | %d | %s | %s |" % (
                 NAMES.get(p, p), f, s["ref"], pct(s["agree"]), s["own"],
                 pct(s["extra"]), pct(x["agree"])))
     out.append("")
+    out.append("hotcold-sampled: the hot/cold decisions about the functions "
+               "the profile shows ran (it lists the others as never run, "
+               "`bench/decisions.py --unsampled`). A function that ran a few "
+               "times in training without catching a sample or a branch "
+               "record is cold code to a sample profile, which cannot tell "
+               "it from one that never ran: sfdo puts it in .text.unlikely "
+               "whole, where PGO splits it or leaves it in .text.\n")
     out.append("Decisions per rung of the ladder (agreement with PGO):\n")
     out.append("| program | rung | " + " | ".join(FAMILIES) + " |")
     out.append("|---|---|" + "---:|" * len(FAMILIES))

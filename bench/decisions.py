@@ -31,7 +31,12 @@ REF_DIR is the -fprofile-use build.  Decisions, by family:
 
 For each family and DIR it prints: how many decisions REF_DIR made, the
 share of them DIR made too ("agree"), and the share of DIR's own that
-REF_DIR did not make ("extra").  The positions keep file, line and column,
+REF_DIR did not make ("extra").  With --unsampled FILE (the names of the
+functions the sample profile lists as never run, one a line) it also
+prints "hotcold-sampled": the hotcold decisions about the other
+functions, those the profile shows ran; a function that ran a few times
+in training without catching a sample is cold code to a sample profile,
+which cannot tell it from one that never ran.  The positions keep file, line and column,
 so the same decision at another call or loop counts as another.
 """
 
@@ -151,9 +156,16 @@ def build_decisions(d):
     return fam
 
 
-def compare(ref, other):
+def compare(ref, other, unsampled=None):
     rows = {}
-    for f in FAMILIES:
+    families = FAMILIES
+    if unsampled is not None:
+        ref = dict(ref, **{"hotcold-sampled": {d for d in ref["hotcold"]
+                                               if d[1] not in unsampled}})
+        other = dict(other, **{"hotcold-sampled": {d for d in other["hotcold"]
+                                                   if d[1] not in unsampled}})
+        families = FAMILIES + ("hotcold-sampled",)
+    for f in families:
         r, o = ref[f], other[f]
         rows[f] = {
             "ref": len(r), "own": len(o), "common": len(r & o),
@@ -168,16 +180,20 @@ def main():
     ap.add_argument("ref")
     ap.add_argument("dirs", nargs="+")
     ap.add_argument("--json")
+    ap.add_argument("--unsampled")
     args = ap.parse_args()
     ref = build_decisions(args.ref)
+    unsampled = None
+    if args.unsampled:
+        unsampled = {l.strip() for l in open(args.unsampled) if l.strip()}
     result = {}
     for d in args.dirs:
-        rows = compare(ref, build_decisions(d))
+        rows = compare(ref, build_decisions(d), unsampled)
         result[os.path.basename(d.rstrip("/"))] = rows
-        for f in FAMILIES:
+        for f in rows:
             r = rows[f]
             pct = lambda x: "-" if x is None else "%.0f%%" % (100 * x)
-            print("%-14s %-8s PGO %4d  own %4d  agree %5s  extra %5s"
+            print("%-14s %-15s PGO %4d  own %4d  agree %5s  extra %5s"
                   % (os.path.basename(d.rstrip("/")), f, r["ref"], r["own"],
                      pct(r["agree"]), pct(r["extra"])))
     if args.json:

@@ -6,7 +6,7 @@
 # Usage: bench/lipo-bench.sh [--quick]
 #
 #   For each program (SFDO_BENCH_LIPO_PROGRAMS, default "lua sqlite
-#   bzip2"): records the -O2 build's training run with sfdo-record (the
+#   bzip2 xz"): records the -O2 build's training run with sfdo-record (the
 #   timer, registers and its default stack copies), converts it with
 #   sfdo-convert --groups, and builds
 #     O2        -O2
@@ -24,8 +24,8 @@
 #   (callgrind, ../shared/tools/jumps.py, deterministic), and wall time of
 #   the ref input, interleaved, SFDO_BENCH_LIPO_REPS repetitions (default
 #   9) with an A/A control, as median ratios to -O2 and shares of PGO's
-#   gain.  xz is not among the programs: its link takes liblzma.a, an
-#   archive, whose members sfdo-link does not group.
+#   gain.  xz links its library from an archive (liblzma.a), whose
+#   members sfdo-link groups too.
 #   Writes the section "## Module groups (LIPO)" of bench/RESULTS.md (not
 #   with --quick, which builds every variant and checks its output).
 #
@@ -45,7 +45,7 @@ WORK=$ROOT/bench/work/lipo/$MODE
 JOBS=${SFDO_BENCH_REAL_JOBS:-2}
 REPS=${SFDO_BENCH_LIPO_REPS:-9}
 [[ $MODE == quick ]] && REPS=1
-read -r -a PROGS <<<"${SFDO_BENCH_LIPO_PROGRAMS:-lua sqlite bzip2}"
+read -r -a PROGS <<<"${SFDO_BENCH_LIPO_PROGRAMS:-lua sqlite bzip2 xz}"
 START=$(date +%s)
 # shellcheck source=bench/real/build.sh
 . bench/real/build.sh
@@ -61,31 +61,14 @@ done
 rc=0; bench/real/fetch.sh || rc=$?
 ((rc == 0)) || exit "$rc"
 prepare_lua
-[[ " ${PROGS[*]} " == *" sqlite "* ]] && prepare_sqlite
+prepare_sqlite   # xz's inputs take some of SQLite's source
+[[ " ${PROGS[*]} " == *" xz "* ]] && prepare_xz
 mkdir -p "$WORK"
 
 . bench/real/inputs.sh
-# make_bzip2_inputs: bzip2's training, small and reference inputs in BZ_IN.
-BZ_IN=$WORK/bzip2-inputs
-make_bzip2_inputs() {
-    [[ -f $BZ_IN/.done ]] && return 0
-    rm -rf "$BZ_IN" && mkdir -p "$BZ_IN"
-    local cc1 k=256
-    cc1=$(gcc -print-prog-name=cc1)
-    [[ $MODE == quick ]] && k=32
-    (cd "$SRC" && tar chf - --mtime=@0 --sort=name --owner=0 --group=0 \
-        lua5.4-5.4.4/src -C /usr/bin ld.bfd) > "$BZ_IN/train.tar"
-    truncate -s $((k * 4096)) "$BZ_IN/train.tar"
-    dd if="$cc1" bs=64K iflag=skip_bytes,count_bytes skip=6000000 count=$((k * 256)) \
-        status=none > "$BZ_IN/small.bin"
-    { dd if="$cc1" bs=64K iflag=skip_bytes,count_bytes skip=8000000 count=$((k * 16384)) status=none
-      dd if="$SRC/sqlite3-3.40.1/src/where.c" bs=64K status=none
-    } > "$BZ_IN/ref.bin"
-    dd if="$cc1" bs=64K iflag=skip_bytes,count_bytes count=$((k * 16384)) status=none |
-        bzip2 -9 -c > "$BZ_IN/ref.bz2"
-    : > "$BZ_IN/.done"
-}
+XZ_IN=$WORK/xz-inputs BZ_IN=$WORK/bzip2-inputs
 [[ " ${PROGS[*]} " == *" bzip2 "* ]] && make_bzip2_inputs
+[[ " ${PROGS[*]} " == *" xz "* ]] && make_xz_inputs
 
 # flags_of PROG VARIANT: the compiler flags of a variant (on top of -O2).
 flags_of() {
@@ -106,12 +89,15 @@ flags_of() {
 
 # build_one PROG VARIANT [DIR]: build, and note the seconds it took.  The
 # instrumented build goes to pgo/, where its .gcda files are named after
-# the objects; the -flto PGO build reads them from there too.
+# the objects; the -flto PGO build takes a copy.  The link goes through
+# SFDO_BENCH_LINK_PREFIX and SFDO_BENCH_LDFLAGS (bench/real/build.sh's
+# compile_objs, and bench/real/cc-wrap.sh for make's links).
 build_one() {
     local p=$1 v=$2 d=$WORK/build/$1/${3:-$2} t0 link="" ld=""
     case $v in
-        pgo) find "$d" -name '*.o' -delete ;;
-        pgo-lto) rm -rf "$d"; mkdir -p "$d/obj"; cp "$WORK/build/$p/pgo"/obj/*.gcda "$d/obj/" ;;
+        pgo) [[ $p == xz ]] && gcda_copy xz "$d" "$d"
+             find "$d" -name '*.o' -delete ;;
+        pgo-lto) rm -rf "$d"; gcda_copy "$p" "$WORK/build/$p/pgo" "$d" ;;
         *) rm -rf "$d" ;;
     esac
     mkdir -p "$d"

@@ -69,7 +69,7 @@ def main():
     times = json.load(open(os.path.join(a.work, "times.json")))
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
-    out = []
+    out = ["## Module groups (LIPO)", ""]
     out.append("Written by `%s` on %s (the run took %d min), commit %s; %s, %d CPUs, shared with other work."
                % (a.command, subprocess.run(["date", "-u", "+%Y-%m-%d %H:%M UTC"], capture_output=True,
                                            text=True).stdout.strip(),

@@ -126,26 +126,8 @@ fetch_xz() {
     fi
     make_xz_inputs
 }
-# make_xz_inputs: xz's training, small and reference inputs in XZ_IN.
+# xz's inputs (bench/real/inputs.sh makes them).
 XZ_IN=$ROOT/bench/work/stale/xz-inputs-$MODE
-make_xz_inputs() {
-    [[ -f $XZ_IN/.done ]] && return 0
-    rm -rf "$XZ_IN" && mkdir -p "$XZ_IN"
-    local cc1 sq=$SRC/sqlite-amalgamation/sqlite3.c k=512
-    cc1=$(gcc -print-prog-name=cc1)
-    [[ $MODE == quick ]] && k=64
-    (cd "$SRC" && tar chf - --mtime=@0 --sort=name --owner=0 --group=0 \
-        lua5.4-5.4.4/src -C /usr/bin ld.bfd) > "$XZ_IN/train.tar"
-    truncate -s $((k * 4096)) "$XZ_IN/train.tar"   # 2 MB, 256 KB quick
-    dd if="$cc1" bs=64K iflag=skip_bytes,count_bytes skip=6000000 count=$((k * 256)) \
-        status=none > "$XZ_IN/small.bin"
-    { dd if="$cc1" bs=64K iflag=skip_bytes,count_bytes skip=8000000 count=$((k * 1024)) status=none
-      dd if="$sq" bs=64K iflag=skip_bytes,count_bytes skip=2000000 count=$((k * 1024)) status=none
-    } > "$XZ_IN/ref.bin"
-    dd if="$cc1" bs=64K iflag=skip_bytes,count_bytes count=$((k * 8192)) status=none |
-        xz -1 -T2 -c > "$XZ_IN/ref.xz"
-    : > "$XZ_IN/.done"
-}
 # old_src PROG / new_src PROG: the source directory of each release (xz:
 # its configured build tree).
 old_src() {

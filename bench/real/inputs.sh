@@ -57,3 +57,44 @@ count_small() {
     done < <(run_cmd "$2" "$3" small | tr ';' '\n' | sed 's/^ *//')
     echo "$ir $tk"
 }
+
+# make_xz_inputs: xz's training, small and reference inputs in XZ_IN (the
+# bench sets it), made once; smaller under --quick.
+make_xz_inputs() {
+    [[ -f $XZ_IN/.done ]] && return 0
+    rm -rf "$XZ_IN" && mkdir -p "$XZ_IN"
+    local cc1 sq=$SRC/sqlite-amalgamation/sqlite3.c k=512
+    cc1=$(gcc -print-prog-name=cc1)
+    [[ $MODE == quick ]] && k=64
+    (cd "$SRC" && tar chf - --mtime=@0 --sort=name --owner=0 --group=0 \
+        lua5.4-5.4.4/src -C /usr/bin ld.bfd) > "$XZ_IN/train.tar"
+    truncate -s $((k * 4096)) "$XZ_IN/train.tar"   # 2 MB, 256 KB quick
+    dd if="$cc1" bs=64K iflag=skip_bytes,count_bytes skip=6000000 count=$((k * 256)) \
+        status=none > "$XZ_IN/small.bin"
+    { dd if="$cc1" bs=64K iflag=skip_bytes,count_bytes skip=8000000 count=$((k * 1024)) status=none
+      dd if="$sq" bs=64K iflag=skip_bytes,count_bytes skip=2000000 count=$((k * 1024)) status=none
+    } > "$XZ_IN/ref.bin"
+    dd if="$cc1" bs=64K iflag=skip_bytes,count_bytes count=$((k * 8192)) status=none |
+        xz -1 -T2 -c > "$XZ_IN/ref.xz"
+    : > "$XZ_IN/.done"
+}
+
+# make_bzip2_inputs: bzip2's, in BZ_IN, the same way.
+make_bzip2_inputs() {
+    [[ -f $BZ_IN/.done ]] && return 0
+    rm -rf "$BZ_IN" && mkdir -p "$BZ_IN"
+    local cc1 k=256
+    cc1=$(gcc -print-prog-name=cc1)
+    [[ $MODE == quick ]] && k=32
+    (cd "$SRC" && tar chf - --mtime=@0 --sort=name --owner=0 --group=0 \
+        lua5.4-5.4.4/src -C /usr/bin ld.bfd) > "$BZ_IN/train.tar"
+    truncate -s $((k * 4096)) "$BZ_IN/train.tar"
+    dd if="$cc1" bs=64K iflag=skip_bytes,count_bytes skip=6000000 count=$((k * 256)) \
+        status=none > "$BZ_IN/small.bin"
+    { dd if="$cc1" bs=64K iflag=skip_bytes,count_bytes skip=8000000 count=$((k * 16384)) status=none
+      dd if="$SRC/sqlite3-3.40.1/src/where.c" bs=64K status=none
+    } > "$BZ_IN/ref.bin"
+    dd if="$cc1" bs=64K iflag=skip_bytes,count_bytes count=$((k * 16384)) status=none |
+        bzip2 -9 -c > "$BZ_IN/ref.bz2"
+    : > "$BZ_IN/.done"
+}
