@@ -8,6 +8,7 @@
 #include "blocks.h"
 #include "folded.h"
 #include "unsampled.h"
+#include "units.h"
 #include "values.h"
 
 /* Add the call counts of F's call targets, and of its inlinees', into
@@ -74,7 +75,8 @@ count_main_entries (const struct sfdo_match *m, struct sfdo_profile *p)
 }
 
 /* Functions folded into one body share its samples out; the functions
-   no sample reached are listed with no counts (they never ran).  */
+   no sample reached are listed with no counts (they never ran); each
+   function's call sites and compile unit are recorded.  */
 static enum sfdo_errc
 complete_functions (const struct sfdo_match *m,
                     const struct sfdo_tally *tallies, struct sfdo_profile *p,
@@ -94,7 +96,13 @@ complete_functions (const struct sfdo_match *m,
             sfdo_decoder_free (dec);
           }
       }
-  return sfdo_profile_finalize (p, err);
+  /* Units once each function is one record (a function added twice above
+     is merged by the finalize), so that they count binaries.  */
+  enum sfdo_errc rc = sfdo_profile_finalize (p, err);
+  for (size_t i = 0; rc == SFDO_OK && i < sfdo_match_nbinaries (m); i++)
+    if (sfdo_tally_has_samples (&tallies[i]))
+      sfdo_record_units (sfdo_match_binary (m, i)->symtab, p);
+  return rc == SFDO_OK ? sfdo_profile_finalize (p, err) : rc;
 }
 
 /* The header: build-ids of the binaries that gave samples, the modes

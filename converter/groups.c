@@ -8,7 +8,7 @@
 #include "../common/u64map.h"
 #include "../common/xalloc.h"
 
-/* The units, and which unit each function of the binaries is in.  */
+/* The units, and which unit each function of the profile is in.  */
 struct units {
   const char **names;           /* unit index -> name */
   size_t n, cap;
@@ -39,30 +39,48 @@ unit_index (struct units *u, const char *name)
   return (size_t) *slot - 1;
 }
 
-static void
-read_units (const struct sfdo_match *m, struct units *u)
+/* The unit the profile records for F (units.h; the one most binaries
+   gave, if they differ), as an index into U, or -1.  */
+static ptrdiff_t
+recorded_unit (struct units *u, struct sfdo_profile *p,
+               const struct sfdo_prof_func *f)
 {
-  for (size_t b = 0; b < sfdo_match_nbinaries (m); b++)
-    {
-      const struct sfdo_symtab *st = sfdo_match_binary (m, b)->symtab;
-      for (size_t i = 0; i < sfdo_symtab_nfunctions (st); i++)
-        {
-          uint64_t lo;
-          const char *name, *file, *unit = sfdo_symtab_function_unit (st, i);
-          sfdo_symtab_function (st, i, &lo, &name, &file);
-          if (!unit || !*unit || !*name)
-            continue;
-          size_t k = unit_index (u, unit) + 1;
-          *sfdo_u64map_get (&u->of_func, func_key (name, file)) = k;
-          /* Call targets name a file-local callee without its file (an
-             indirect call reaches one through a pointer): by its name
-             alone, unless a global or another file's holds it.  */
-          uint64_t *by_name = sfdo_u64map_get (&u->of_func,
-                                               func_key (name, NULL));
-          if (!*by_name)
-            *by_name = k;
-        }
-    }
+  const struct sfdo_prof_vcount *best = NULL;
+  for (size_t i = 0; i < f->nvalues; i++)
+    if (f->values[i].kind == SFDO_VALUE_UNIT)
+      for (size_t k = 0; k < f->values[i].nentries; k++)
+        if (!best || f->values[i].entries[k].count > best->count)
+          best = &f->values[i].entries[k];
+  return best ? (ptrdiff_t) unit_index (u, sfdo_profile_str (p, best->value))
+              : -1;
+}
+
+/* Every top-level function's unit into U: by name and file, and by name
+   alone unless a global or another unit's file-local function holds it
+   (call targets name a file-local callee without its file).  */
+static void
+read_units (struct sfdo_profile *p, struct units *u)
+{
+  for (int locals = 0; locals < 2; locals++)
+    for (size_t i = 0; i < sfdo_profile_nfuncs (p); i++)
+      {
+        const struct sfdo_prof_func *f = sfdo_profile_func (p, i, NULL);
+        if (!f || (f->file != 0) != locals)
+          continue;
+        ptrdiff_t unit = recorded_unit (u, p, f);
+        if (unit < 0)
+          continue;
+        const char *name = sfdo_profile_str (p, f->name);
+        const char *file = locals ? sfdo_profile_str (p, f->file) : NULL;
+        *sfdo_u64map_get (&u->of_func, func_key (name, file)) = unit + 1;
+        uint64_t *by_name = sfdo_u64map_get (&u->of_func,
+                                             func_key (name, NULL));
+        if (!*by_name)
+          *by_name = unit + 1;
+        else if (locals && *by_name != (uint64_t) unit + 1
+                 && !sfdo_profile_find (p, name, NULL, NULL))
+          *by_name = UINT64_MAX;
+      }
 }
 
 /* The unit of the function NAME (of FILE when file-local), or -1.  */
@@ -72,7 +90,7 @@ unit_of (const struct units *u, const char *name, const char *file)
   uint64_t *k = sfdo_u64map_find (&u->of_func, func_key (name, file));
   if (!k && file && *file)
     k = sfdo_u64map_find (&u->of_func, func_key (name, NULL));
-  return k ? (ptrdiff_t) *k - 1 : -1;
+  return k && *k != UINT64_MAX ? (ptrdiff_t) *k - 1 : -1;
 }
 
 /* --- Call weight between units --------------------------------------------- */
@@ -89,7 +107,7 @@ add_pair (struct sfdo_pairmap *pairs, size_t a, size_t b, uint64_t w)
 /* The calls of F (whose code is in unit FROM) and of its inline
    instances into other units, into PAIRS and *CROSS.  */
 static void
-add_calls (const struct units *u, struct sfdo_profile *p,
+add_calls (struct units *u, struct sfdo_profile *p,
            const struct sfdo_prof_func *f, size_t from,
            struct sfdo_pairmap *pairs, uint64_t *cross)
 {
@@ -107,8 +125,10 @@ add_calls (const struct units *u, struct sfdo_profile *p,
   for (size_t i = 0; i < f->ncallsites; i++)
     {
       const struct sfdo_prof_func *g = f->callsites[i].callee;
-      ptrdiff_t to = unit_of (u, sfdo_profile_str (p, g->name),
-                              sfdo_profile_str (p, g->file));
+      ptrdiff_t to = recorded_unit (u, p, g);
+      if (to < 0)
+        to = unit_of (u, sfdo_profile_str (p, g->name),
+                      sfdo_profile_str (p, g->file));
       uint64_t n = sfdo_prof_func_entries (g);
       if (to >= 0 && (size_t) to != from && n)
         {
@@ -235,13 +255,13 @@ sfdo_groups_join (const char *const *names, size_t nunits,
 }
 
 void
-sfdo_groups_make (const struct sfdo_match *m, struct sfdo_profile *p,
-                  const struct sfdo_groups_opts *o, struct sfdo_groups *out)
+sfdo_groups_make (struct sfdo_profile *p, const struct sfdo_groups_opts *o,
+                  struct sfdo_groups *out)
 {
   struct units u = { 0 };
   struct sfdo_pairmap pairs = { 0 };
   memset (out, 0, sizeof *out);
-  read_units (m, &u);
+  read_units (p, &u);
   for (size_t i = 0; i < sfdo_profile_nfuncs (p); i++)
     {
       const struct sfdo_prof_func *f = sfdo_profile_func (p, i, NULL);
@@ -262,6 +282,20 @@ sfdo_groups_make (const struct sfdo_match *m, struct sfdo_profile *p,
   sfdo_u64map_release (&u.index);
   sfdo_u64map_release (&u.of_func);
   free (u.names);
+}
+
+void
+sfdo_groups_summary (const struct sfdo_groups *g, const char *tool,
+                     const char *dest, FILE *f)
+{
+  size_t largest = 0;
+  for (size_t i = 0; i < g->ngroups; i++)
+    largest = g->groups[i].nunits > largest ? g->groups[i].nunits : largest;
+  fprintf (f, "%s: %zu module groups (of 2 to %zu of %zu source files) hold "
+           "%.1f%% of the cross-file call weight; written to %s\n", tool,
+           g->ngroups, largest, g->nunits,
+           g->cross_weight ? 100.0 * (double) g->grouped_weight
+                             / (double) g->cross_weight : 0.0, dest);
 }
 
 void

@@ -1,9 +1,10 @@
 /* converter/groups.h - module groups for cross-module inlining without
  * whole-program LTO (LIPO), from a profile's call edges.
  *
- * Stage 2 of the pipeline, beside the profile.  Every function of the
- * binaries is attributed to its compile unit (the source file the
- * compiler was given, from DWARF); every call the profile counts from a
+ * Stage 2 of the pipeline, beside the profile, or later from a merged
+ * profile (sfdo-profile group).  Every function is attributed to the
+ * compile unit the profile records for it (the source file the compiler
+ * was given, from DWARF: units.h); every call the profile counts from a
  * function of one unit to a function of another (direct calls, indirect
  * calls by their targets, and inline instances the profiled binary had,
  * as LTO builds make them) adds its count to the pair of units.  Units
@@ -27,7 +28,7 @@
  *       src/b.c
  *     group 2 ...
  *
- * Depends on match.h (the binaries' symtabs) and the profile library.  */
+ * Depends on the profile library only.  */
 #ifndef SFDO_CONVERTER_GROUPS_H
 #define SFDO_CONVERTER_GROUPS_H
 
@@ -37,7 +38,6 @@
 
 #include "../common/error.h"
 #include "../profiles/profile.h"
-#include "match.h"
 
 struct sfdo_groups_opts {
   double cutoff;                /* share of the cross-unit weight, 0..1 */
@@ -50,7 +50,7 @@ struct sfdo_groups_opts {
 
 struct sfdo_group {
   uint64_t weight;              /* the cross-unit calls inside it */
-  const char **units;           /* borrowed from the binaries' symtabs */
+  const char **units;           /* borrowed from the profile's strings */
   size_t nunits;
 };
 
@@ -77,14 +77,20 @@ void sfdo_groups_join (const char *const *names, size_t nunits,
                        const struct sfdo_groups_opts *o,
                        struct sfdo_groups *out);
 
-/* The groups of the functions of P, whose units M's binaries give.  */
-void sfdo_groups_make (const struct sfdo_match *m, struct sfdo_profile *p,
+/* The groups of the functions of P, by the units it records for them
+   (units.h); none for a profile that records none.  */
+void sfdo_groups_make (struct sfdo_profile *p,
                        const struct sfdo_groups_opts *o,
                        struct sfdo_groups *out);
 
 /* Write G (made with O) to F in the format above.  */
 void sfdo_groups_write (const struct sfdo_groups *g,
                         const struct sfdo_groups_opts *o, FILE *f);
+
+/* Say on F how many groups G holds, of how many units, and the share of
+   the cross-unit call weight they hold; DEST names where they went.  */
+void sfdo_groups_summary (const struct sfdo_groups *g, const char *tool,
+                          const char *dest, FILE *f);
 
 /* Read the groups file at PATH into *G (its counts of units and weight
    are left 0).  A line that is not of the format is SFDO_E_MALFORMED

@@ -416,28 +416,21 @@ dump_lbr (const struct sfdo_converter *cv, const char *path,
 
 /* The module groups of P into O->groups, said on stderr unless quiet.  */
 static enum sfdo_errc
-write_groups (const struct sfdo_converter *cv, struct sfdo_profile *p,
-              const struct options *o, struct sfdo_error *err)
+write_groups (struct sfdo_profile *p, const struct options *o,
+              struct sfdo_error *err)
 {
   struct sfdo_groups_opts go = { SFDO_GROUPS_CUTOFF, SFDO_GROUPS_MAX_UNITS };
   struct sfdo_groups g;
   struct sfdo_outfile out;
-  sfdo_groups_make (sfdo_converter_match (cv), p, &go, &g);
+  sfdo_groups_make (p, &go, &g);
   enum sfdo_errc rc = sfdo_outfile_open (o->groups, &out, err);
   if (rc == SFDO_OK)
     {
       sfdo_groups_write (&g, &go, out.f);
       rc = sfdo_outfile_commit (&out, err);
     }
-  size_t largest = 0;
-  for (size_t i = 0; i < g.ngroups; i++)
-    largest = g.groups[i].nunits > largest ? g.groups[i].nunits : largest;
   if (rc == SFDO_OK && !o->quiet)
-    fprintf (stderr, "sfdo-convert: %zu module groups (of 2 to %zu of %zu "
-             "source files) hold %.1f%% of the cross-file call weight; "
-             "written to %s\n", g.ngroups, largest, g.nunits,
-             g.cross_weight ? 100.0 * (double) g.grouped_weight
-                              / (double) g.cross_weight : 0.0, o->groups);
+    sfdo_groups_summary (&g, "sfdo-convert", o->groups, stderr);
   sfdo_groups_release (&g);
   return rc;
 }
@@ -554,7 +547,7 @@ convert (const struct options *o, char **inputs, size_t ninputs,
       return FAILED_BUILDING;
     }
   if ((o->lbr_dump && dump_lbr (*cv, o->lbr_dump, err) != SFDO_OK)
-      || (o->groups && write_groups (*cv, *p, o, err) != SFDO_OK)
+      || (o->groups && write_groups (*p, o, err) != SFDO_OK)
       || save (*p, o, err) != SFDO_OK)
     return FAILED_WRITING;
   return DONE;

@@ -673,6 +673,6 @@ sfdo_prof_value_kind_name (uint32_t kind)
 {
   static const char *const names[SFDO_VALUE_NKINDS]
     = { "icall", "divmod", "memsize", "quotient", "align", "callsamples",
-        "callsites" };
+        "callsites", "unit" };
   return kind < SFDO_VALUE_NKINDS ? names[kind] : NULL;
 }

@@ -56,7 +56,11 @@ enum sfdo_prof_value_kind {
                               source's shape, which a later build aligns a
                               stale profile by; values are string ids,
                               counts the binaries that had it */
-  SFDO_VALUE_NKINDS = 7
+  SFDO_VALUE_UNIT = 7,     /* at (0, 0): the compile unit of the function
+                              (its source file as the compiler was given
+                              it), which module groups join; values are
+                              string ids, counts the binaries that had it */
+  SFDO_VALUE_NKINDS = 8
 };
 
 /* Whether the counts of histograms of KIND are not estimated executions
@@ -64,7 +68,8 @@ enum sfdo_prof_value_kind {
 static inline int
 sfdo_value_kind_is_unscaled (uint32_t kind)
 {
-  return kind == SFDO_VALUE_CALL_SAMPLES || kind == SFDO_VALUE_CALL_SITES;
+  return kind == SFDO_VALUE_CALL_SAMPLES || kind == SFDO_VALUE_CALL_SITES
+         || kind == SFDO_VALUE_UNIT;
 }
 
 /* Whether the values of histograms of KIND are string ids (names).  */
@@ -72,7 +77,7 @@ static inline int
 sfdo_value_kind_is_name (uint32_t kind)
 {
   return kind == SFDO_VALUE_ICALL || kind == SFDO_VALUE_CALL_SAMPLES
-         || kind == SFDO_VALUE_CALL_SITES;
+         || kind == SFDO_VALUE_CALL_SITES || kind == SFDO_VALUE_UNIT;
 }
 
 enum sfdo_prof_encoding {

@@ -13,6 +13,7 @@
 #include "../common/outfile.h"
 #include "../converter/anchors.h"
 #include "../converter/blocks.h"
+#include "../converter/groups.h"
 #include "../converter/symtab.h"
 #include "align.h"
 #include "profile.h"
@@ -49,6 +50,12 @@ static const char usage_text[] =
   "        with its call sites, as the plugin moves them when it compiles\n"
   "        with a stale profile; says how many functions moved, and with\n"
   "        --verbose which\n"
+  "  group [--cutoff PCT] [--max-units N] [-o OUT] PROFILE\n"
+  "        module groups for cross-file inlining (LIPO): the source files\n"
+  "        the profile's calls cross, joined heaviest calls first until the\n"
+  "        groups hold PCT% (default 85) of the cross-file call weight, at\n"
+  "        most N files (default 8) a group, from the compile units the\n"
+  "        profile records (also after a merge); sfdo-link reads the file\n"
   "  import [--text|--binary] [-o OUT] PROFILE\n"
   "        read an AutoFDO profile (versions 1 to 3, create_gcov's too) or\n"
   "        an LLVM text profile (its base discriminators become the ones\n"
@@ -597,6 +604,86 @@ cmd_overlap (int argc, char **argv)
   return rc;
 }
 
+/* A share in percent (0 to 100) into *OUT as a fraction.  */
+static int
+parse_percent (const char *s, double *out)
+{
+  char *end;
+  double v = strtod (s, &end);
+  if (!*s || *end || !(v > 0 && v <= 100))
+    return -1;
+  *out = v / 100;
+  return 0;
+}
+
+static int
+cmd_group (int argc, char **argv)
+{
+  static const struct option opts[] = {
+    { "output", required_argument, 0, 'o' },
+    { "cutoff", required_argument, 0, 'c' },
+    { "max-units", required_argument, 0, 'm' },
+    { 0, 0, 0, 0 }
+  };
+  const char *out = NULL;
+  struct sfdo_groups_opts go = { SFDO_GROUPS_CUTOFF, SFDO_GROUPS_MAX_UNITS };
+  uint64_t max_units;
+  for (int c; (c = getopt_long (argc, argv, "o:", opts, NULL)) != -1;)
+    {
+      int rc = c == 'o' ? set_once (&out, optarg, "-o")
+               : c == 'c' ? (parse_percent (optarg, &go.cutoff)
+                             ? usage_error ("--cutoff takes a share in percent, "
+                                            "above 0 and at most 100, not "
+                                            "'%s'", optarg) : 0)
+               : c == 'm' ? (parse_count (optarg, &max_units) || max_units < 2
+                             ? usage_error ("--max-units takes a whole number "
+                                            "of 2 or more, not '%s'", optarg)
+                             : (go.max_units = (size_t) max_units, 0))
+               : EXIT_USAGE;
+      if (rc)
+        return rc;
+    }
+  if (optind + 1 != argc)
+    return usage_error ("group needs exactly one PROFILE%s", "");
+  if (check_output (out))
+    return EXIT_USAGE;
+  struct sfdo_error err;
+  struct sfdo_profile *p;
+  if (sfdo_profile_read (argv[optind], &p, &err) != SFDO_OK)
+    return report (&err);
+  int rc = sfdo_profile_load_all (p, &err) != SFDO_OK ? report (&err) : 0;
+  struct sfdo_groups g = { 0 };
+  if (!rc)
+    sfdo_groups_make (p, &go, &g);
+  if (!rc && !g.nunits)
+    {
+      fprintf (stderr, "sfdo-profile: %s records no compile units "
+               "(sfdo-convert writes them since issue #17); convert its "
+               "perf.data again\n", argv[optind]);
+      rc = EXIT_INPUT;
+    }
+  struct sfdo_outfile of;
+  if (!rc && !out)
+    {
+      sfdo_groups_write (&g, &go, stdout);
+      rc = fflush (stdout) != 0 ? (perror ("sfdo-profile: standard output"),
+                                   EXIT_INPUT) : 0;
+    }
+  else if (!rc && sfdo_outfile_open (out, &of, &err) != SFDO_OK)
+    rc = report (&err);
+  else if (!rc)
+    {
+      sfdo_groups_write (&g, &go, of.f);
+      rc = sfdo_outfile_commit (&of, &err) != SFDO_OK ? report (&err) : 0;
+    }
+  if (!rc)
+    sfdo_groups_summary (&g, "sfdo-profile", out ? out : "standard output",
+                         stderr);
+  sfdo_groups_release (&g);
+  sfdo_profile_free (p);
+  return rc;
+}
+
 /* Whether a command's options include --help or -h ("sfdo-profile show
    --help"), which every command answers with the usage, as git does.  */
 static int
@@ -639,5 +726,7 @@ main (int argc, char **argv)
     return cmd_overlap (argc - 1, argv + 1);
   if (!strcmp (cmd, "align"))
     return cmd_align (argc - 1, argv + 1);
+  if (!strcmp (cmd, "group"))
+    return cmd_group (argc - 1, argv + 1);
   return usage_error ("unknown command '%s'", cmd);
 }

@@ -48,6 +48,15 @@ grep -q "1 module groups (of 2 to 2 of 3 source files)" "$T/convert.err" ||
     fail "no summary on stderr: $(cat "$T/convert.err")"
 grep -q ' icall rotate:' "$T/p.prof" ||
     fail "the profile has no indirect-call targets for the table call"
+# The profile records each function's unit: sfdo-profile group makes the
+# same groups from it alone, and from a merge of two profiles.
+"$SFDO_BUILD/sfdo-profile" group "$T/p.prof" -o "$T/groups2.txt" 2>"$T/group.err" ||
+    fail "sfdo-profile group failed: $(cat "$T/group.err")"
+cmp -s "$G" "$T/groups2.txt" || fail "sfdo-profile group differs from sfdo-convert --groups"
+"$SFDO_BUILD/sfdo-profile" merge "$T/p.prof" "$T/p.prof" -o "$T/merged.prof"
+# (a merge adds the counts up: the same groups, twice the weight)
+"$SFDO_BUILD/sfdo-profile" group "$T/merged.prof" 2>/dev/null | grep -v weight |
+    cmp -s <(grep -v weight "$G") - || fail "the groups of a merged profile differ"
 rm -f "$T/bad.prof"
 if "$SFDO_BUILD/sfdo-convert" -q -o "$T/bad.prof" --groups="$T/no/such/dir/g.txt" \
        "$T/p.data" "$T/prog" 2>"$T/bad.err"; then

@@ -186,6 +186,72 @@ test_read_refuses_what_is_not_a_groups_file (void **state)
                     SFDO_E_IO);
 }
 
+/* Record UNIT as F's compile unit, as converter/units.c does.  */
+static void
+set_unit (struct sfdo_profile *p, struct sfdo_prof_func *f, const char *unit)
+{
+  sfdo_prof_func_add_value (f, 0, 0, SFDO_VALUE_UNIT,
+                            sfdo_profile_intern_str (p, unit), 1);
+}
+
+/* Groups from the units a profile records: main (a.c) calls helper
+   (b.c) 900 times and b.c's static step through a pointer 80 times,
+   and had c.c's tick inlined (entered 40 times); d.c's static step only
+   shares the name.  A profile that records no units makes no groups.  */
+static void
+test_groups_from_recorded_units (void **state)
+{
+  (void) state;
+  struct sfdo_profile *p = sfdo_profile_new ();
+  struct sfdo_prof_func *main_f
+    = sfdo_profile_add_func (p, sfdo_profile_intern_str (p, "main"), 0);
+  set_unit (p, main_f, "src/a.c");
+  struct sfdo_prof_line *l = sfdo_prof_func_add_line (main_f, 3, 0, 980);
+  sfdo_prof_line_add_target (l, sfdo_profile_intern_str (p, "helper"), 900);
+  l = sfdo_prof_func_add_line (main_f, 4, 0, 80);
+  sfdo_prof_line_add_target (l, sfdo_profile_intern_str (p, "step"), 80);
+  struct sfdo_prof_func *tick = sfdo_prof_func_add_callsite
+    (main_f, 5, 0, sfdo_profile_intern_str (p, "tick"), 0);
+  tick->head = 40;
+  set_unit (p, tick, "src/c.c");
+  struct sfdo_prof_func *f
+    = sfdo_profile_add_func (p, sfdo_profile_intern_str (p, "helper"), 0);
+  set_unit (p, f, "src/b.c");
+  f = sfdo_profile_add_func (p, sfdo_profile_intern_str (p, "step"),
+                             sfdo_profile_intern_str (p, "src/b.c"));
+  set_unit (p, f, "src/b.c");
+  struct sfdo_error err;
+  sfdo_error_clear (&err);
+  assert_int_equal (sfdo_profile_finalize (p, &err), SFDO_OK);
+  struct sfdo_groups g;
+  struct sfdo_groups_opts o = { 0.85, 8 };
+  sfdo_groups_make (p, &o, &g);
+  assert_int_equal (g.nunits, 3);
+  assert_int_equal (g.cross_weight, 1020);
+  assert_int_equal (g.ngroups, 1);
+  check_group (&g.groups[0], 980, 2, "src/a.c", "src/b.c");
+  sfdo_groups_release (&g);
+  /* A second file's static step: the pointer's target is no longer
+     known by name, so only helper's calls join a.c and b.c.  */
+  f = sfdo_profile_add_func (p, sfdo_profile_intern_str (p, "step"),
+                             sfdo_profile_intern_str (p, "src/d.c"));
+  set_unit (p, f, "src/d.c");
+  assert_int_equal (sfdo_profile_finalize (p, &err), SFDO_OK);
+  sfdo_groups_make (p, &o, &g);
+  assert_int_equal (g.cross_weight, 940);
+  check_group (&g.groups[0], 900, 2, "src/a.c", "src/b.c");
+  sfdo_groups_release (&g);
+  sfdo_profile_free (p);
+  p = sfdo_profile_new ();
+  sfdo_profile_add_func (p, sfdo_profile_intern_str (p, "main"), 0);
+  assert_int_equal (sfdo_profile_finalize (p, &err), SFDO_OK);
+  sfdo_groups_make (p, &o, &g);
+  assert_int_equal (g.nunits, 0);
+  assert_int_equal (g.ngroups, 0);
+  sfdo_groups_release (&g);
+  sfdo_profile_free (p);
+}
+
 int
 main (void)
 {
@@ -196,6 +262,7 @@ main (void)
     cmocka_unit_test (test_file_format),
     cmocka_unit_test (test_read_back),
     cmocka_unit_test (test_read_refuses_what_is_not_a_groups_file),
+    cmocka_unit_test (test_groups_from_recorded_units),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
