@@ -64,26 +64,41 @@ region_of (int *parent, int b)
   return b;
 }
 
+double *
+sfdo_static_rates (void)
+{
+  profile_count entry = ENTRY_BLOCK_PTR_FOR_FN (cfun)->count;
+  basic_block bb;
+  double *rate;
+
+  if (profile_status_for_fn (cfun) != PROFILE_GUESSED
+      || !entry.initialized_p () || !entry.nonzero_p ())
+    return NULL;
+  rate = XNEWVEC (double, last_basic_block_for_fn (cfun));
+  FOR_ALL_BB_FN (bb, cfun)
+    rate[bb->index] = bb->count.initialized_p ()
+		      ? bb->count.to_sreal_scale (entry).to_double () : 1.0;
+  return rate;
+}
+
 bool *
-sfdo_find_real_zeros (const struct sfdo_fn_counts *c)
+sfdo_find_real_zeros (const struct sfdo_fn_counts *c,
+		      const double *static_rate)
 {
   int n = c->nblocks;
   int *parent;
-  double *evidence, *static_rate;
+  double *evidence, *region_rate;
   bool *candidate, *zero;
   basic_block bb;
   edge e;
   edge_iterator ei;
-  /* The CFG still holds GCC's estimate: the counts are written later.  */
-  profile_count entry = ENTRY_BLOCK_PTR_FOR_FN (cfun)->count;
   bool ran = c->block[ENTRY_BLOCK] > 0;
-  bool guessed = entry.initialized_p () && entry.nonzero_p ();
 
   if (!sfdo_family_on (SFDO_FAMILY_HOTCOLD) || !c->solved)
     return NULL;
   parent = XNEWVEC (int, n);
   evidence = XCNEWVEC (double, n);
-  static_rate = XCNEWVEC (double, n);
+  region_rate = XCNEWVEC (double, n);
   candidate = XCNEWVEC (bool, n);
   zero = XCNEWVEC (bool, n);
   FOR_ALL_BB_FN (bb, cfun)
@@ -115,16 +130,15 @@ sfdo_find_real_zeros (const struct sfdo_fn_counts *c)
   FOR_EACH_BB_FN (bb, cfun)
     if (candidate[bb->index])
       {
-	double *rate = &static_rate[region_of (parent, bb->index)];
-	double r = guessed && bb->count.initialized_p ()
-		   ? bb->count.to_sreal_scale (entry).to_double () : 1.0;
-	*rate = MAX (*rate, r);
+	double *rate = &region_rate[region_of (parent, bb->index)];
+	*rate = MAX (*rate, static_rate && bb->index < n
+			    ? static_rate[bb->index] : 1.0);
       }
   FOR_EACH_BB_FN (bb, cfun)
     if (candidate[bb->index]
 	&& (evidence[region_of (parent, bb->index)] >= SFDO_ZERO_EVIDENCE
 	    || (ran
-		&& static_rate[region_of (parent, bb->index)]
+		&& region_rate[region_of (parent, bb->index)]
 		   <= SFDO_STATIC_RARE)))
       {
 	zero[bb->index] = true;
@@ -132,7 +146,7 @@ sfdo_find_real_zeros (const struct sfdo_fn_counts *c)
       }
   XDELETEVEC (parent);
   XDELETEVEC (evidence);
-  XDELETEVEC (static_rate);
+  XDELETEVEC (region_rate);
   XDELETEVEC (candidate);
   return zero;
 }

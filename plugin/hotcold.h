@@ -7,10 +7,18 @@
 
 struct sfdo_fn_counts;
 
+/* How often each block of the current function runs per entry of the
+   function by GCC's own estimate (a new array by block index, which the
+   caller frees), or NULL when the CFG holds no estimate.  Take it before
+   the first annotation writes counts: a function annotated again
+   (reconcile_entries) uses the rates of the first.  */
+double *sfdo_static_rates (void);
+
 /* The blocks of the current function that never ran, by block index (a
-   new array the caller frees), from its solved counts C; NULL when the
-   hot/cold family is off.  */
-bool *sfdo_find_real_zeros (const struct sfdo_fn_counts *c);
+   new array the caller frees), from its solved counts C and its
+   STATIC_RATE (NULL: none); NULL when the hot/cold family is off.  */
+bool *sfdo_find_real_zeros (const struct sfdo_fn_counts *c,
+			    const double *static_rate);
 
 /* Whether profile F says its function was in the profiled binary and
    never ran, with enough samples in the profile to believe it.  */

@@ -437,6 +437,19 @@ disable_tracer (tree decl)
   sfdo_stats.tracer_off++;
 }
 
+/* GCC's estimate of each annotated function's blocks (hotcold.h), taken
+   before its first annotation overwrites it, for the next ones.  */
+static hash_map<tree, double *> *static_rates;
+
+static void
+forget_static_rates (void)
+{
+  for (auto it = static_rates->begin (); it != static_rates->end (); ++it)
+    XDELETEVEC ((*it).second);
+  delete static_rates;
+  static_rates = NULL;
+}
+
 /* Stage 3 for the current function (of NODE, profile F): its counts
    onto the CFG, with HEAD (when nonzero) as its entry count.  SEEN (NULL
    on a second annotation) collects the statistics.  */
@@ -448,6 +461,7 @@ annotate_function (cgraph_node *node, const struct sfdo_prof_func *f,
   struct sfdo_fn_counts c;
   bool *zeros;
   unsigned estimates;
+  double **rates;
 
   if (sfdo_profiled_but_never_ran (f))
     {
@@ -455,8 +469,11 @@ annotate_function (cgraph_node *node, const struct sfdo_prof_func *f,
       record_match (node, f, NULL, seen);
       return;
     }
+  rates = &static_rates->get_or_insert (node->decl);
+  if (seen)
+    *rates = sfdo_static_rates ();
   sfdo_annotate_blocks (f, true, head, &c);
-  zeros = sfdo_find_real_zeros (&c);
+  zeros = sfdo_find_real_zeros (&c, *rates);
   sfdo_write_counts (node, &c, zeros);
   if (seen && tracer_would_undo_if_conversion (&c))
     disable_tracer (node->decl);
@@ -635,6 +652,7 @@ pass_sfdo::execute (function *)
       return 0;
     }
   sfdo_install_profile_info ();
+  static_rates = new hash_map<tree, double *>;
   realign_stale_profiles (&extra, &moved);
   prepare_inlining (&extra);
   FOR_EACH_FUNCTION_WITH_GIMPLE_BODY (node)
@@ -656,6 +674,7 @@ pass_sfdo::execute (function *)
     }
   mark_thunks_never_ran (&extra);
   reconcile_entries (&annotated);
+  forget_static_rates ();
   /* Value profiles name indirect-call targets by profile id.  */
   init_node_map (true);
   for (const sfdo_annotated &a : annotated)
