@@ -209,6 +209,19 @@ sfdo_write_counts (cgraph_node *node, const struct sfdo_fn_counts *c,
 	  /* No flow to split: keep GCC's static guess, as a guess.  */
 	  e->probability = e->probability.guessed ();
       }
+  /* EXIT counts what returns.  The solver also sent it the flow of the
+     blocks that never return (noreturn calls), by arcs GCC's CFG does not
+     have: such flow, which a head taken from the callers' call counts can
+     force onto an error path, would leave EXIT above its in-edges.  */
+  profile_count returned = profile_count::zero ();
+  bool returns = false;
+  FOR_EACH_EDGE (e, ei, EXIT_BLOCK_PTR_FOR_FN (cfun)->preds)
+    {
+      returned += e->count ();
+      returns = true;
+    }
+  if (returns)
+    EXIT_BLOCK_PTR_FOR_FN (cfun)->count = returned;
   node->count = ENTRY_BLOCK_PTR_FOR_FN (cfun)->count;
   profile_status_for_fn (cfun) = PROFILE_READ;
 }
