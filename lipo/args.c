@@ -16,15 +16,12 @@ struct words {
   size_t n, cap;
 };
 
+/* Append a copy of S, keeping the array NULL-terminated.  */
 static void
-push (struct words *w, char *s)
+push (struct words *w, const char *s)
 {
-  if (w->n + 2 > w->cap)
-    {
-      w->cap = w->cap ? 2 * w->cap : 16;
-      w->v = sfdo_xrealloc (w->v, w->cap * sizeof *w->v);
-    }
-  w->v[w->n++] = s;
+  sfdo_xgrow (&w->v, &w->cap, w->n + 2, sizeof *w->v);
+  w->v[w->n++] = sfdo_xstrndup (s, strlen (s));
   w->v[w->n] = NULL;
 }
 
@@ -93,13 +90,15 @@ slurp (const char *path)
   return buf;
 }
 
+/* Append ARG, or the words of the file it names if it is an @FILE that
+   can be read (at DEPTH of nested files).  */
 static void
 add_arg (struct words *w, const char *arg, int depth)
 {
   char *text = arg[0] == '@' && depth < MAX_DEPTH ? slurp (arg + 1) : NULL;
   if (!text)
     {
-      push (w, sfdo_xstrndup (arg, strlen (arg)));
+      push (w, arg);
       return;
     }
   add_words (w, text, depth + 1);
@@ -110,7 +109,7 @@ char **
 sfdo_link_expand_args (int argc, char *const *argv, int *nargc)
 {
   struct words w = { NULL, 0, 0 };
-  push (&w, sfdo_xstrndup (argv[0], strlen (argv[0])));
+  push (&w, argv[0]);
   for (int i = 1; i < argc; i++)
     add_arg (&w, argv[i], 0);
   *nargc = (int) w.n;

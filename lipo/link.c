@@ -2,6 +2,7 @@
 #include "link.h"
 
 #include <dwarf.h>
+#include <errno.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/outfile.h"
 #include "../common/path.h"
 #include "../common/xalloc.h"
 
@@ -115,8 +117,10 @@ sfdo_link_group_of (const struct sfdo_groups *g, const char *unit)
 
 /* --- The plan --------------------------------------------------------------- */
 
+/* Whether the argument A names a file (it is no option) ending in
+   SUFFIX.  */
 static int
-ends_with (const char *a, const char *suffix)
+file_ending_in (const char *a, const char *suffix)
 {
   size_t n = strlen (a), k = strlen (suffix);
   return a[0] != '-' && n > k && strcmp (a + n - k, suffix) == 0;
@@ -125,92 +129,126 @@ ends_with (const char *a, const char *suffix)
 static struct sfdo_link_object *
 plan_add (struct sfdo_link_plan *plan, size_t *cap)
 {
-  if (plan->nobjects == *cap)
-    {
-      *cap = *cap ? 2 * *cap : 16;
-      plan->objects = sfdo_xrealloc (plan->objects,
-                                     *cap * sizeof *plan->objects);
-    }
+  sfdo_xgrow (&plan->objects, cap, plan->nobjects + 1, sizeof *plan->objects);
   struct sfdo_link_object *o = &plan->objects[plan->nobjects];
   memset (o, 0, sizeof *o);
   return o;
 }
 
-/* Copy the archive member M (its header H) of ARCHIVE into DIR as the
-   INDEX-th; the copy's path (malloc'd), or NULL if it has no bytes or
-   cannot be written (then ERR says which archive's member).  */
-static char *
+/* What planning a command keeps between its arguments.  */
+struct planner {
+  const struct sfdo_groups *g;
+  const char *dir;              /* where archive members are copied */
+  size_t cap;                   /* of the plan's objects */
+  size_t copies;                /* members copied so far: their names */
+  int whole_archive;            /* inside -Wl,--whole-archive */
+};
+
+/* Copy the archive member M (its header H) of ARCHIVE into PL's
+   directory; *COPY is the copy's path (malloc'd), NULL if M has no
+   bytes.  */
+static enum sfdo_errc
 extract_member (Elf *m, const Elf_Arhdr *h, const char *archive,
-                const char *dir, size_t index, struct sfdo_error *err)
+                struct planner *pl, char **copy, struct sfdo_error *err)
 {
   size_t size;
   char *raw = elf_rawfile (m, &size);
+  *copy = NULL;
   if (!raw)
-    return NULL;
+    return SFDO_OK;
   const char *base = strrchr (h->ar_name, '/');
   base = base ? base + 1 : h->ar_name;
-  size_t len = strlen (dir) + strlen (base) + 32;
+  size_t len = strlen (pl->dir) + strlen (base) + 32;
   char *path = sfdo_xmalloc (len);
-  snprintf (path, len, "%s/m%zu-%s", dir, index, base);
+  snprintf (path, len, "%s/m%zu-%s", pl->dir, pl->copies++, base);
   FILE *f = fopen (path, "wb");
-  if (!f || fwrite (raw, 1, size, f) != size || fclose (f) != 0)
+  int ok = f && fwrite (raw, 1, size, f) == size;
+  int saved = errno;
+  if (f && fclose (f) != 0 && ok)
+    ok = 0, saved = errno;
+  if (ok)
     {
-      if (f)
-        fclose (f);
-      sfdo_error_sys (err, path, archive);
-      unlink (path);
-      free (path);
-      return NULL;
+      *copy = path;
+      return SFDO_OK;
     }
-  return path;
+  char what[512];
+  snprintf (what, sizeof what, "cannot copy member %s of %s", h->ar_name,
+            archive);
+  errno = saved;
+  sfdo_error_sys (err, path, what);
+  unlink (path);
+  free (path);
+  return SFDO_E_IO;
+}
+
+/* Plan member M (header H) of ARGV[ARG], an archive, if it carries LTO
+   IR and its unit is in a group.  */
+static enum sfdo_errc
+plan_member (Elf *m, const Elf_Arhdr *h, char *const *argv, size_t arg,
+             struct planner *pl, struct sfdo_link_plan *plan,
+             struct sfdo_error *err)
+{
+  GElf_Ehdr eh;
+  char *copy;
+  if (!h || h->ar_name[0] == '/' || !gelf_getehdr (m, &eh)
+      || eh.e_type != ET_REL || !has_lto_sections (m))
+    return SFDO_OK;
+  enum sfdo_errc rc = extract_member (m, h, argv[arg], pl, &copy, err);
+  char *unit = copy ? first_unit (copy) : NULL;
+  ptrdiff_t group = unit ? sfdo_link_group_of (pl->g, unit) : -1;
+  if (group < 0)
+    {
+      if (copy)
+        unlink (copy);
+      free (copy);
+      free (unit);
+      return rc;
+    }
+  struct sfdo_link_object *o = plan_add (plan, &pl->cap);
+  *o = (struct sfdo_link_object) { arg, unit, 1, group, copy, NULL };
+  size_t len = strlen (argv[arg]) + strlen (h->ar_name) + 3;
+  o->label = sfdo_xmalloc (len);
+  snprintf (o->label, len, "%s(%s)", argv[arg], h->ar_name);
+  plan->nobjects++;
+  return SFDO_OK;
+}
+
+/* Whether ARGV[ARG] names an archive an earlier argument named: its
+   members are planned once.  */
+static int
+named_before (char *const *argv, size_t arg)
+{
+  for (size_t i = 1; i < arg; i++)
+    if (file_ending_in (argv[i], ".a") && (strcmp (argv[i], argv[arg]) == 0
+                                      || sfdo_same_file (argv[i], argv[arg])))
+      return 1;
+  return 0;
 }
 
 /* Add to PLAN the members of the archive ARGV[ARG] that carry LTO IR and
-   whose unit is in a group of G, extracted into DIR.  A file that is not
-   an archive (a linker script, a thin archive) is left to the linker.  */
+   whose unit is in a group.  A file that is not an archive (a linker
+   script, a thin archive) is left to the linker, and so is an archive
+   linked whole (-Wl,--whole-archive), which the linker would take the
+   members of again.  */
 static enum sfdo_errc
-plan_archive (const struct sfdo_groups *g, char *const *argv, size_t arg,
-              const char *dir, struct sfdo_link_plan *plan, size_t *cap,
-              struct sfdo_error *err)
+plan_archive (char *const *argv, size_t arg, struct planner *pl,
+              struct sfdo_link_plan *plan, struct sfdo_error *err)
 {
-  const char *path = argv[arg];
-  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (pl->whole_archive || named_before (argv, arg))
+    return SFDO_OK;
+  int fd = open (argv[arg], O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    return sfdo_error_sys (err, path, "cannot open the archive");
+    return sfdo_error_sys (err, argv[arg], "cannot open the archive");
   elf_version (EV_CURRENT);
-  Elf *ar = elf_begin (fd, ELF_C_READ, NULL), *m;
-  Elf_Cmd cmd = ELF_C_READ;
+  /* Mapped: libelf keeps no copy of each member's bytes that elf_end
+     would not free.  */
+  Elf *ar = elf_begin (fd, ELF_C_READ_MMAP, NULL), *m;
+  Elf_Cmd cmd = ELF_C_READ_MMAP;
   enum sfdo_errc rc = SFDO_OK;
-  size_t index = 0;
   while (rc == SFDO_OK && ar && elf_kind (ar) == ELF_K_AR
          && (m = elf_begin (fd, cmd, ar)))
     {
-      const Elf_Arhdr *h = elf_getarhdr (m);
-      GElf_Ehdr eh;
-      char *copy = NULL;
-      if (h && h->ar_name[0] != '/' && gelf_getehdr (m, &eh)
-          && eh.e_type == ET_REL && has_lto_sections (m))
-        copy = extract_member (m, h, path, dir, index++, err);
-      if (err->code != SFDO_OK)
-        rc = err->code;
-      char *unit = copy ? first_unit (copy) : NULL;
-      ptrdiff_t group = unit ? sfdo_link_group_of (g, unit) : -1;
-      if (group >= 0)
-        {
-          struct sfdo_link_object *o = plan_add (plan, cap);
-          *o = (struct sfdo_link_object) { arg, unit, 1, group, copy, NULL };
-          size_t len = strlen (path) + strlen (h->ar_name) + 3;
-          o->label = sfdo_xmalloc (len);
-          snprintf (o->label, len, "%s(%s)", path, h->ar_name);
-          plan->nobjects++;
-        }
-      else
-        {
-          if (copy)
-            unlink (copy);
-          free (copy);
-          free (unit);
-        }
+      rc = plan_member (m, elf_getarhdr (m), argv, arg, pl, plan, err);
       cmd = elf_next (m);
       elf_end (m);
     }
@@ -225,18 +263,22 @@ sfdo_link_plan_make (const struct sfdo_groups *g, int argc, char *const *argv,
                      const char *member_dir, struct sfdo_link_plan *plan,
                      struct sfdo_error *err)
 {
-  size_t cap = 0;
+  struct planner pl = { g, member_dir, 0, 0, 0 };
   memset (plan, 0, sizeof *plan);
   for (int i = 1; i < argc; i++)
     {
       enum sfdo_errc rc = SFDO_OK;
+      if (strstr (argv[i], "--no-whole-archive"))
+        pl.whole_archive = 0;
+      else if (strstr (argv[i], "--whole-archive"))
+        pl.whole_archive = 1;
       if (strcmp (argv[i], "-o") == 0)
         i++;
-      else if (ends_with (argv[i], ".a") && member_dir)
-        rc = plan_archive (g, argv, (size_t) i, member_dir, plan, &cap, err);
-      else if (ends_with (argv[i], ".o"))
+      else if (file_ending_in (argv[i], ".a") && member_dir)
+        rc = plan_archive (argv, (size_t) i, &pl, plan, err);
+      else if (file_ending_in (argv[i], ".o"))
         {
-          struct sfdo_link_object *o = plan_add (plan, &cap);
+          struct sfdo_link_object *o = plan_add (plan, &pl.cap);
           rc = sfdo_link_read_object (argv[i], o, err);
           o->arg = (size_t) i;
           o->group = o->unit ? sfdo_link_group_of (g, o->unit) : -1;

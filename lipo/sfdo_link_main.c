@@ -164,7 +164,7 @@ grouped_link (const struct options *o, int argc, char **argv, const char *dir)
       fprintf (stderr, "sfdo-link: %s\n", sfdo_error_format (&err, buf,
                                                              sizeof buf));
       sfdo_groups_release (&g);
-      sfdo_link_plan_release (&plan, 1);
+      sfdo_link_plan_release (&plan, !o->keep);
       return 2;
     }
   char **outs = sfdo_xcalloc (g.ngroups + 1, sizeof *outs);

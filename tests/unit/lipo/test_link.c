@@ -149,6 +149,60 @@ test_response_files (void **state)
   rmdir (dir);
 }
 
+/* Members of real archives: two archives' util.o (of a/util.c and
+   b/util.c, one group) are copied apart; an archive named twice is read
+   once; one linked whole is left to the linker.  */
+static void
+test_plans_archive_members (void **state)
+{
+  (void) state;
+  char dir[] = "/tmp/sfdo-test-archive.XXXXXX";
+  assert_non_null (mkdtemp (dir));
+  char cmd[1024];
+  snprintf (cmd, sizeof cmd, "cd %s && mkdir a b m"
+            " && printf 'int fa (int x) { return x + 1; }\n' > a/util.c"
+            " && printf 'int fb (int x) { return x + 2; }\n' > b/util.c"
+            " && gcc -O2 -g -flto -ffat-lto-objects -c a/util.c -o a/util.o"
+            " && gcc -O2 -g -flto -ffat-lto-objects -c b/util.c -o b/util.o"
+            " && ar rcs a/liba.a a/util.o && ar rcs b/libb.a b/util.o"
+            " && cp b/libb.a b/libw.a", dir);
+  assert_int_equal (system (cmd), 0);
+  static const char *units[] = { "a/util.c", "b/util.c" };
+  struct sfdo_group group = { 10, units, 2 };
+  struct sfdo_groups g = { NULL, &group, 1, 10, 10, 2 };
+  char la[256], lb[256], lw[256], members[256];
+  snprintf (la, sizeof la, "%s/a/liba.a", dir);
+  snprintf (lb, sizeof lb, "%s/b/libb.a", dir);
+  snprintf (lw, sizeof lw, "%s/b/libw.a", dir);
+  snprintf (members, sizeof members, "%s/m", dir);
+  char *argv[] = { "gcc", la, lb, la, "-Wl,--whole-archive", lw,
+                   "-Wl,--no-whole-archive", "-o", "prog", NULL };
+  struct sfdo_link_plan plan;
+  struct sfdo_error err;
+  sfdo_error_clear (&err);
+  assert_int_equal (sfdo_link_plan_make (&g, 9, argv, members, &plan, &err),
+                    SFDO_OK);
+  assert_int_equal (plan.nobjects, 2);
+  assert_int_equal (plan.objects[0].arg, 1);
+  assert_int_equal (plan.objects[1].arg, 2);
+  assert_string_not_equal (plan.objects[0].extracted,
+                           plan.objects[1].extracted);
+  for (size_t i = 0; i < 2; i++)
+    {
+      assert_true (plan.objects[i].has_lto);
+      assert_int_equal (plan.objects[i].group, 0);
+      assert_int_equal (access (plan.objects[i].extracted, R_OK), 0);
+      assert_non_null (strstr (sfdo_link_object_name (&plan.objects[i], argv),
+                               "(util.o)"));
+    }
+  char *copy = strdup (plan.objects[0].extracted);
+  sfdo_link_plan_release (&plan, 1);
+  assert_int_equal (access (copy, F_OK), -1);
+  free (copy);
+  snprintf (cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal (system (cmd), 0);
+}
+
 static void
 test_reads_an_object (void **state)
 {
@@ -188,6 +242,7 @@ main (void)
     cmocka_unit_test (test_commands),
     cmocka_unit_test (test_commands_with_archive_members),
     cmocka_unit_test (test_response_files),
+    cmocka_unit_test (test_plans_archive_members),
     cmocka_unit_test (test_reads_an_object),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
