@@ -160,10 +160,10 @@ def compare(ref, other, unsampled=None):
     rows = {}
     families = FAMILIES
     if unsampled is not None:
-        ref = dict(ref, **{"hotcold-sampled": {d for d in ref["hotcold"]
-                                               if d[1] not in unsampled}})
-        other = dict(other, **{"hotcold-sampled": {d for d in other["hotcold"]
-                                                   if d[1] not in unsampled}})
+        def sampled(decisions):
+            return {d for d in decisions["hotcold"] if d[1] not in unsampled}
+        ref = dict(ref, **{"hotcold-sampled": sampled(ref)})
+        other = dict(other, **{"hotcold-sampled": sampled(other)})
         families = FAMILIES + ("hotcold-sampled",)
     for f in families:
         r, o = ref[f], other[f]
@@ -185,7 +185,8 @@ def main():
     ref = build_decisions(args.ref)
     unsampled = None
     if args.unsampled:
-        unsampled = {l.strip() for l in open(args.unsampled) if l.strip()}
+        with open(args.unsampled) as f:
+            unsampled = {l.strip() for l in f if l.strip()}
     result = {}
     for d in args.dirs:
         rows = compare(ref, build_decisions(d), unsampled)

@@ -29,7 +29,8 @@
 #   Writes the section "## Module groups (LIPO)" of bench/RESULTS.md (not
 #   with --quick, which builds every variant and checks its output).
 #
-# Exit status: 0 done; 1 a step failed; 77 sources or tools missing.
+# Exit status: 0 done; 1 a step failed; 2 a usage error; 77 sources or
+# tools missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD

@@ -9,7 +9,8 @@ Usage: lipo-report.py WORK --programs "lua ..." --reps N --elapsed S --command C
 """
 import argparse, json, os, platform, re, statistics, subprocess
 
-NAMES = {"lua": "Lua 5.4.4", "sqlite": "SQLite 3.40.1", "bzip2": "bzip2 1.0.8"}
+NAMES = {"lua": "Lua 5.4.4", "sqlite": "SQLite 3.40.1", "bzip2": "bzip2 1.0.8",
+         "xz": "xz 5.4.1"}
 VARIANTS = [
     ("O2again", "-O2 again (A/A)"),
     ("pgo", "instrumented PGO"),
@@ -127,7 +128,7 @@ def main():
         tv = times["programs"][p]["variants"]
         aa = tv["O2again"]["ratio_time"]
         pgo = med(tv["pgo"]["ratio_time"])
-        if pgo >= min(aa):
+        if pgo is None or pgo >= min(aa):
             out.append("- %s: wall time did not resolve PGO's own gain in this run (PGO's median "
                        "ratio %.3f, the A/A control's %.3f, %.2f-%.2f): read the taken jumps."
                        % (NAMES.get(p, p), pgo, med(aa), min(aa), max(aa)))

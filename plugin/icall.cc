@@ -18,8 +18,8 @@
    profile keys it by (source file and name); a unit that calls it
    through a table names it by that id.  A target in another unit is
    resolved by link-time optimisation, the whole program's (-flto) or a
-   module group's (sfdo-link), as for -fprofile-use; a file-local name
-   that the profile holds in several files is left out.
+   module group's (sfdo-link), as for -fprofile-use; a name the profile
+   holds for several functions, one of them file-local, is left out.
 
    A histogram is used only where enough samples support it: the
    profile's callsamples histogram at the call says how many samples
@@ -105,8 +105,10 @@ note_file (const char *file, size_t len, void *ctx)
 }
 
 /* The id the function NAME has in the unit that defines it, which is not
-   this one: a public one's, else that of the only file-local function of
-   that name in the profile; 0 if several are.  */
+   this one: a public one's, or that of the only file-local function of
+   that name in the profile; 0 where the name is ambiguous (several
+   file-local functions, or a public one and a file-local one), since a
+   promotion to the wrong one would cost a compare and a call.  */
 
 static gcov_type
 other_unit_profile_id (const char *name)
@@ -119,9 +121,9 @@ other_unit_profile_id (const char *name)
   if (sfdo_profile_files_of (sfdo_profile, name, note_file, &nf, &err)
       != SFDO_OK)
     sfdo_report_profile_error (&err);
-  else if (nf.globals || !nf.locals)
+  else if (!nf.locals)
     id = public_profile_id (name);
-  else if (nf.locals == 1)
+  else if (nf.locals == 1 && !nf.globals)
     id = local_profile_id (nf.local_file, name);
   free (nf.local_file);
   return id;

@@ -684,6 +684,18 @@ cmd_group (int argc, char **argv)
   return rc;
 }
 
+static int
+is_command (const char *cmd)
+{
+  static const char *const commands[]
+    = { "show", "merge", "overlap", "convert", "export", "align", "group",
+        "import", NULL };
+  for (size_t i = 0; commands[i]; i++)
+    if (!strcmp (cmd, commands[i]))
+      return 1;
+  return 0;
+}
+
 /* Whether a command's options include --help or -h ("sfdo-profile show
    --help"), which every command answers with the usage, as git does.  */
 static int
@@ -702,7 +714,7 @@ main (int argc, char **argv)
     return usage_error ("missing COMMAND%s", "");
   const char *cmd = argv[1];
   if (!strcmp (cmd, "--help") || !strcmp (cmd, "-h") || !strcmp (cmd, "help")
-      || asks_for_help (argc, argv))
+      || (is_command (cmd) && asks_for_help (argc, argv)))
     {
       fputs (usage_text, stdout);
       return 0;
