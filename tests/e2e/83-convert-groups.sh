@@ -54,6 +54,19 @@ grep -q ' icall rotate:' "$T/p.prof" ||
     fail "sfdo-profile group failed: $(cat "$T/group.err")"
 cmp -s "$G" "$T/groups2.txt" || fail "sfdo-profile group differs from sfdo-convert --groups"
 "$SFDO_BUILD/sfdo-profile" merge "$T/p.prof" "$T/p.prof" -o "$T/merged.prof"
+# Misuse: a share or a cap out of range is a usage error; a profile
+# without units (an older one) says what to do.
+for args in "--cutoff 0" "--cutoff 120" "--max-units 1"; do
+    status=0
+    # shellcheck disable=SC2086
+    "$SFDO_BUILD/sfdo-profile" group $args "$T/p.prof" > /dev/null 2>"$T/misuse.err" || status=$?
+    ((status == 1)) || fail "sfdo-profile group $args: exit $status, $(head -1 "$T/misuse.err")"
+done
+"$SFDO_BUILD/sfdo-profile" convert --text "$T/p.prof" | grep -v ' unit ' > "$T/old.prof"
+status=0
+"$SFDO_BUILD/sfdo-profile" group "$T/old.prof" > "$T/old.groups" 2>"$T/old.err" || status=$?
+((status == 2)) && grep -q 'records no compile units.*convert its perf.data again' "$T/old.err" ||
+    fail "sfdo-profile group of a profile without units: exit $status, $(cat "$T/old.err")"
 # (a merge adds the counts up: the same groups, twice the weight)
 "$SFDO_BUILD/sfdo-profile" group "$T/merged.prof" 2>/dev/null | grep -v weight |
     cmp -s <(grep -v weight "$G") - || fail "the groups of a merged profile differ"
