@@ -3,12 +3,15 @@
 # profile with and without the grouped link, beside -flto, on real
 # programs from Debian source packages.
 #
-# Usage: bench/lipo-bench.sh [--quick]
+# Usage: bench/lipo-bench.sh [--quick] [--record timer|emulate]
 #
 #   For each program (SFDO_BENCH_LIPO_PROGRAMS, default "lua sqlite
-#   bzip2 xz"): records the -O2 build's training run with sfdo-record (the
-#   timer, registers and its default stack copies), converts it with
-#   sfdo-convert --groups, and builds
+#   bzip2 xz"): records the -O2 build's training run with sfdo-record
+#   (--record emulate, the default where sfdo-record can emulate a PMU:
+#   taken-branch samples with branch stacks and registers, whose call
+#   edges are exact; timer: the timer, registers and its default stack
+#   copies, whose profiles vary more from one recording to the next),
+#   converts it with sfdo-convert --groups, and builds
 #     O2        -O2
 #     pgo       instrumented PGO trained on the same run
 #     sfdo      the plugin with sfdo's profile, file by file
@@ -34,13 +37,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-MODE=full
-case ${1:-} in
-    --quick) MODE=quick ;;
-    '') ;;
-    *) echo "usage: bench/lipo-bench.sh [--quick]" >&2; exit 2 ;;
-esac
+MODE=full RECORD=
+while (($#)); do
+    case $1 in
+        --quick) MODE=quick ;;
+        --record) RECORD=${2:-}; shift ;;
+        --record=*) RECORD=${1#--record=} ;;
+        *) echo "usage: bench/lipo-bench.sh [--quick] [--record timer|emulate]" >&2; exit 2 ;;
+    esac
+    shift
+done
 BUILD=$ROOT/build
+if [[ -z $RECORD ]]; then
+    RECORD=timer
+    "$BUILD/sfdo-record" --emulate --stat -o /dev/null -- true >/dev/null 2>&1 && RECORD=emulate
+fi
+[[ $RECORD == timer || $RECORD == emulate ]] ||
+    { echo "lipo-bench: --record takes timer or emulate" >&2; exit 2; }
 SRC=$ROOT/bench/work/real/src
 WORK=$ROOT/bench/work/lipo/$MODE
 JOBS=${SFDO_BENCH_REAL_JOBS:-2}
@@ -116,7 +129,9 @@ record_train() {   # PROG
     local p=$1 d=$WORK/prof/$1 bin
     mkdir -p "$d"
     bin=$WORK/build/$p/O2/$(prog_binary "$p")
-    (cd "$d" && "$BUILD/sfdo-record" -q -o train.data -c 50000 --regs -- \
+    local opts=(-c 50000 --regs)
+    [[ $RECORD == emulate ]] && opts=(--emulate -c 20011 -b --regs)
+    (cd "$d" && "$BUILD/sfdo-record" -q -o train.data "${opts[@]}" -- \
         sh -c "$(run_cmd "$p" "$bin" train)" > /dev/null 2> record.err) ||
         die "recording $p failed: $(head -3 "$d/record.err")"
     "$BUILD/sfdo-convert" -q -o "$d/sfdo.prof" --groups="$d/groups" \
@@ -174,6 +189,7 @@ python3 bench/real/measure.py "$SPEC" "$REPS" "$WORK/runs" "$WORK/times.json" ||
 [[ $MODE == quick ]] && { say "lipo-bench --quick: every variant built and printed what -O2 prints"; exit 0; }
 
 python3 bench/lipo-report.py "$WORK" --programs "${PROGS[*]}" --reps "$REPS" \
-    --elapsed "$(( $(date +%s) - START ))" --command "bench/lipo-bench.sh" > "$WORK/section.md"
+    --record "$RECORD" --elapsed "$(( $(date +%s) - START ))" \
+    --command "bench/lipo-bench.sh --record $RECORD" > "$WORK/section.md"
 results_write_section "## Module groups (LIPO)" "$WORK/section.md"
 say "wrote the section \"## Module groups (LIPO)\" of bench/RESULTS.md"

@@ -55,6 +55,7 @@ def main():
     ap.add_argument("work")
     ap.add_argument("--programs", required=True)
     ap.add_argument("--reps", type=int, required=True)
+    ap.add_argument("--record", default="timer")
     ap.add_argument("--elapsed", type=int, required=True)
     ap.add_argument("--command", required=True)
     a = ap.parse_args()
@@ -76,9 +77,14 @@ def main():
                                            text=True).stdout.strip(),
                   a.elapsed // 60, commit, platform.processor() or platform.machine(), os.cpu_count()))
     out.append("")
-    out.append("- Profiles: one `sfdo-record -c 50000 --regs` recording (the timer, with its default "
-               "1 KB stack copies for the call edges) of the -O2 build's training run, converted by "
-               "`sfdo-convert --groups`; PGO trained on the same run.")
+    if a.record == "emulate":
+        how = ("`sfdo-record --emulate -c 20011 -b --regs` recording (the emulated PMU: taken-branch "
+               "samples with the last 32 branches, exact call edges)")
+    else:
+        how = ("`sfdo-record -c 50000 --regs` recording (the timer, with its default 1 KB stack "
+               "copies for the call edges)")
+    out.append("- Profiles: one %s of the -O2 build's training run, converted by "
+               "`sfdo-convert --groups`; PGO trained on the same run." % how)
     out.append("- Variants: **sfdo with groups** compiles every file `-flto -ffat-lto-objects "
                "-fno-semantic-interposition` with the plugin and links with `sfdo-link --groups` (one "
                "incremental LTO link per group, the rest linked as ordinary code); the `-flto` "

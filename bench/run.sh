@@ -34,5 +34,5 @@ record=timer
 "$PWD/build/sfdo-record" --emulate --stat -o /dev/null -- true >/dev/null 2>&1 && record=emulate
 bench/decisions-bench.sh --record "$record"
 echo "== module groups (LIPO) against sfdo file by file and -flto (bench/lipo-bench.sh)"
-rc=0; bench/lipo-bench.sh || rc=$?
+rc=0; bench/lipo-bench.sh || rc=$?   # emulated PMU where there is one
 ((rc == 0 || rc == 77)) || exit "$rc"
