@@ -6,20 +6,28 @@
    zero (gcc-profile-consumers: predict.cc probably_never_executed,
    compute_function_frequency).  A sample profile's zero is weaker: a
    block may have run without being sampled.  It is believed when the
-   block would have caught several samples had it run as often as the
-   blocks that lead into it: with SFDO_ZERO_EVIDENCE (12) expected samples
-   and none seen, a block that ran on a quarter of those entries or more
-   would have been missed with probability e^-3 (5%) at most.  A block with a
-   sample of its own never goes cold, whatever the flow solution says.
-   In a function that ran too few times to give its blocks that evidence
-   (a parser's rare constructs, run a handful of times), GCC's own
-   estimate stands in for it: a region of unsampled blocks that the
+   region of unsampled blocks (to which the flow solution gives nothing)
+   would have caught SFDO_ZERO_EVIDENCE (a quarter) samples or more had
+   every edge into it been taken as often as its source ran.  The bound
+   is low on purpose: what a wrong zero costs is a jump to the cold
+   partition each time the region runs, and a region that stayed
+   unsampled at that much evidence ran rarely.  Measured on the decisions
+   bench (emulated PMU; bench/RESULTS.md, decisions): at 12 expected
+   samples (a 5% chance of a wrong zero for a region run on a quarter of
+   its entries) sfdo made 74% of PGO's hot/cold decisions on Lua and 70%
+   on SQLite; at 1, 78%; at a quarter, 81% and 77%, with the same share
+   of decisions PGO does not make (25%, 27%) and the same instructions
+   and taken jumps; with no bound at all taken jumps rise by 3% on Lua:
+   the main paths of functions that ran too rarely to be sampled go cold.
+   A block with a sample of its own never goes cold, whatever the flow
+   solution says.  In a function that ran too few times to give its
+   blocks even that evidence (a parser's rare constructs, run a handful
+   of times), GCC's own estimate stands in for it: a region that the
    static estimate enters on at most SFDO_STATIC_RARE of the function's
    entries is a path to a noreturn or cold call (predict.def gives those
-   1 in 2000), an error path that a training run rarely takes, and
-   -fprofile-use would find it never ran; it is believed never run too.
-   Measured on Lua's decisions beside -fprofile-use (bench/RESULTS.md,
-   decisions): most functions PGO splits and sfdo left whole were these.
+   1 in 2000), an error path a training run rarely takes, and
+   -fprofile-use would find it never ran; it is believed never run too
+   (e2e 86).
 
    Functions: the converter lists every function of the profiled binary,
    sampled or not (those with total 0).  One that never caught a sample
@@ -50,7 +58,7 @@
 #include "counts.h"
 #include "hotcold.h"
 
-#define SFDO_ZERO_EVIDENCE 12.0
+#define SFDO_ZERO_EVIDENCE 0.25
 #define SFDO_STATIC_RARE (1.0 / 1000)
 #define SFDO_UNLIKELY_MIN_SAMPLES 1000
 
