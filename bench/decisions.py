@@ -50,7 +50,9 @@ import sys
 
 FAMILIES = ("hotcold", "inline", "loops", "icall", "values")
 
-INLINE = re.compile(r"Inlin(?:ed|ing) ([^ /]+)/\d+ into ([^ /]+)/\d+")
+# GCC's inliners write "Inlining"/"Inlined", sfdo's replay "samplefdo:
+# inlining".
+INLINE = re.compile(r"[Ii]nlin(?:ed|ing) ([^ /]+)/\d+ into ([^ /]+)/\d+")
 LOOP = re.compile(r"(loop with \d+ iterations completely unrolled|"
                   r"loop unrolled|loop peeled|Peeled loop|"
                   r"loop turned into non-loop|completely unrolled)")
