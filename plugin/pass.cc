@@ -675,10 +675,15 @@ pass_sfdo::execute (function *)
   mark_thunks_never_ran (&extra);
   reconcile_entries (&annotated);
   forget_static_rates ();
-  /* Value profiles name indirect-call targets by profile id.  */
+  /* Value profiles name indirect-call targets by profile id: GCC's for
+     every function, then the plugin's for file-local ones (icall.cc), and
+     the map that GCC's value-profile code looks targets up in rebuilt
+     with those.  */
   init_node_map (true);
   for (const sfdo_annotated &a : annotated)
     sfdo_set_local_profile_id (a.first, a.second);
+  del_node_map ();
+  init_node_map (false);
   for (const sfdo_annotated &a : annotated)
     {
       push_cfun (DECL_STRUCT_FUNCTION (a.first->decl));
