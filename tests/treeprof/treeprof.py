@@ -82,6 +82,8 @@ EXEMPT = {
 # new ones, which fail e2e 85.  A known gap that passes is reported too,
 # so that it can be taken off this list.
 KNOWN_GAPS = {
+    ("20050826-2.c", "Invalid sum"):
+        "jump threading in dom2 leaves invalid sums after the plugin's counts with some recordings (not all since EXIT takes the sum of its in-edges), as it does at plain -O2 (7 there); PGO's exact counts avoid them",
     ("cmpsf-1.c", "Invalid sum"):
         "the inlined comparison functions were if-converted in the profiled binary (no code on their return lines): flow takes one arm wholesale and dom2's threading then finds counts on the other; plain -O2 reports 2",
 }
