@@ -230,12 +230,27 @@ named_before (char *const *argv, size_t arg)
    script, a thin archive) is left to the linker, and so is an archive
    linked whole (-Wl,--whole-archive), which the linker would take the
    members of again.  */
+/* Note that the archive ARGV[ARG] is left to the linker, and WHY.  */
+static void
+skip_archive (struct sfdo_link_plan *plan, size_t arg, const char *why)
+{
+  plan->skipped = sfdo_xrealloc (plan->skipped, (plan->nskipped + 1)
+                                                * sizeof *plan->skipped);
+  plan->skipped[plan->nskipped++] = (struct sfdo_link_skipped) { arg, why };
+}
+
 static enum sfdo_errc
 plan_archive (char *const *argv, size_t arg, struct planner *pl,
               struct sfdo_link_plan *plan, struct sfdo_error *err)
 {
-  if (pl->whole_archive || named_before (argv, arg))
+  if (named_before (argv, arg))
     return SFDO_OK;
+  if (pl->whole_archive)
+    {
+      skip_archive (plan, arg, "linked whole (--whole-archive): its members "
+                    "would be linked twice");
+      return SFDO_OK;
+    }
   int fd = open (argv[arg], O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return sfdo_error_sys (err, argv[arg], "cannot open the archive");
@@ -245,6 +260,9 @@ plan_archive (char *const *argv, size_t arg, struct planner *pl,
   Elf *ar = elf_begin (fd, ELF_C_READ_MMAP, NULL), *m;
   Elf_Cmd cmd = ELF_C_READ_MMAP;
   enum sfdo_errc rc = SFDO_OK;
+  if (!ar || elf_kind (ar) != ELF_K_AR)
+    skip_archive (plan, arg, "not an archive sfdo-link can read (a thin "
+                  "archive, or a linker script)");
   while (rc == SFDO_OK && ar && elf_kind (ar) == ELF_K_AR
          && (m = elf_begin (fd, cmd, ar)))
     {
@@ -303,6 +321,7 @@ sfdo_link_plan_release (struct sfdo_link_plan *plan, int remove)
       free (o->unit);
     }
   free (plan->objects);
+  free (plan->skipped);
   memset (plan, 0, sizeof *plan);
 }
 

@@ -62,9 +62,16 @@ ptrdiff_t sfdo_link_group_of (const struct sfdo_groups *g, const char *unit);
    its archive, whose definitions then keep the linker from taking the
    member from the archive too.  Only members of units the profile saw
    are grouped, so only members the profiled program linked.  */
+struct sfdo_link_skipped {
+  size_t arg;                   /* an archive left to the linker */
+  const char *why;              /* a static string */
+};
+
 struct sfdo_link_plan {
   struct sfdo_link_object *objects;
   size_t nobjects;
+  struct sfdo_link_skipped *skipped;  /* archives whose members were not */
+  size_t nskipped;                    /* looked at, and why */
 };
 
 enum sfdo_errc sfdo_link_plan_make (const struct sfdo_groups *g, int argc,

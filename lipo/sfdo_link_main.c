@@ -167,6 +167,9 @@ grouped_link (const struct options *o, int argc, char **argv, const char *dir)
       sfdo_link_plan_release (&plan, !o->keep);
       return 2;
     }
+  for (size_t i = 0; i < plan.nskipped && !o->quiet; i++)
+    fprintf (stderr, "sfdo-link: %s: %s; its members join no group\n",
+             argv[plan.skipped[i].arg], plan.skipped[i].why);
   char **outs = sfdo_xcalloc (g.ngroups + 1, sizeof *outs);
   int rc = link_groups (&g, &plan, argc, argv, dir, o->quiet, outs);
   if (rc == 0)

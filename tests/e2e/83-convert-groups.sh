@@ -122,6 +122,14 @@ grep -q "group 1: $T/g/main.o $T/g/libops.a(ops.o) joined" "$T/g/link-ar.err" ||
     fail "sfdo-link did not join libops.a's ops.o: $(cat "$T/g/link-ar.err")"
 (( $(calls_to_mix "$T/g/prog-ar") == 0 )) || fail "the build from the archive still calls mix from main"
 cmp -s <("$T/prog") <("$T/g/prog-ar") || fail "the build from the archive prints something else"
+# A thin archive (members by path) is left to the linker, and said so.
+ar rcsT "$T/g/libthin.a" "$T/g/ops.o"
+"$SFDO_BUILD/sfdo-link" --groups "$G" -- gcc -O2 "$T/g/main.o" "$T/g/libthin.a" \
+    "$T/g/cold.o" -o "$T/g/prog-thin" 2>"$T/g/link-thin.err" ||
+    fail "sfdo-link with a thin archive failed: $(head -3 "$T/g/link-thin.err")"
+grep -q "libthin.a: not an archive sfdo-link can read" "$T/g/link-thin.err" ||
+    fail "sfdo-link did not say it left the thin archive alone: $(cat "$T/g/link-thin.err")"
+cmp -s <("$T/prog") <("$T/g/prog-thin") || fail "the build with a thin archive prints something else"
 # An object compiled without -flto is linked as it is, and said so.
 "$SFDO_BUILD/sfdo-link" --groups "$G" -- gcc -O2 "$T/main.o" "$T/g/ops.o" "$T/g/cold.o" \
     -o "$T/g/prog2" 2>"$T/g/link2.err" || fail "sfdo-link with a plain object failed"

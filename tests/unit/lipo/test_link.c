@@ -61,7 +61,7 @@ test_commands (void **state)
     { 3, "src/a.c", 1, 0, NULL, NULL }, { 6, "lib/x/c.c", 0, 1, NULL, NULL },
     { 7, "src/b.c", 1, 0, NULL, NULL }
   };
-  struct sfdo_link_plan plan = { objs, 3 };
+  struct sfdo_link_plan plan = { objs, 3, NULL, 0 };
   char **cmd = sfdo_link_group_command (&plan, argc, argv, 0, "/t/g1.o");
   const char *want[] = { "gcc", "-O2", "-fplugin=x.so",
                          "-fno-semantic-interposition", "-r", "-flto=auto",
@@ -96,7 +96,7 @@ test_commands_with_archive_members (void **state)
     { 2, "lib/x/c.c", 1, 1, "/t/m0-c.o", "libz.a(c.o)" },
     { 5, "lib/a.c", 1, 1, "/t/m1-a.o", "libq.a(a.o)" },
   };
-  struct sfdo_link_plan plan = { objs, 2 };
+  struct sfdo_link_plan plan = { objs, 2, NULL, 0 };
   assert_string_equal (sfdo_link_object_name (&objs[0], argv), "libz.a(c.o)");
   char **cmd = sfdo_link_group_command (&plan, argc, argv, 1, "/t/g2.o");
   assert_non_null (cmd);
@@ -183,6 +183,9 @@ test_plans_archive_members (void **state)
   assert_int_equal (sfdo_link_plan_make (&g, 9, argv, members, &plan, &err),
                     SFDO_OK);
   assert_int_equal (plan.nobjects, 2);
+  assert_int_equal (plan.nskipped, 1);
+  assert_int_equal (plan.skipped[0].arg, 5);
+  assert_non_null (strstr (plan.skipped[0].why, "whole"));
   assert_int_equal (plan.objects[0].arg, 1);
   assert_int_equal (plan.objects[1].arg, 2);
   assert_string_not_equal (plan.objects[0].extracted,
