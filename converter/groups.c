@@ -7,6 +7,7 @@
 
 #include "../common/u64map.h"
 #include "../common/xalloc.h"
+#include "units.h"
 
 /* The units, and which unit each function of the profile is in.  */
 struct units {
@@ -15,15 +16,6 @@ struct units {
   struct sfdo_u64map index;     /* hash of a unit's name -> index + 1 */
   struct sfdo_u64map of_func;   /* function key -> unit index + 1 */
 };
-
-/* A function's key: its name, and its file for a file-local one (as the
-   profile keys functions).  */
-static uint64_t
-func_key (const char *name, const char *file)
-{
-  uint64_t h = sfdo_fnv1a (name, strlen (name));
-  return file && *file ? h ^ (sfdo_fnv1a (file, strlen (file)) * 31) : h;
-}
 
 static size_t
 unit_index (struct units *u, const char *name)
@@ -72,9 +64,10 @@ read_units (struct sfdo_profile *p, struct units *u)
           continue;
         const char *name = sfdo_profile_str (p, f->name);
         const char *file = locals ? sfdo_profile_str (p, f->file) : NULL;
-        *sfdo_u64map_get (&u->of_func, func_key (name, file)) = unit + 1;
+        *sfdo_u64map_get (&u->of_func, sfdo_func_key (name, file))
+          = unit + 1;
         uint64_t *by_name = sfdo_u64map_get (&u->of_func,
-                                             func_key (name, NULL));
+                                             sfdo_func_key (name, NULL));
         if (!*by_name)
           *by_name = unit + 1;
         else if (locals && *by_name != (uint64_t) unit + 1
@@ -87,9 +80,7 @@ read_units (struct sfdo_profile *p, struct units *u)
 static ptrdiff_t
 unit_of (const struct units *u, const char *name, const char *file)
 {
-  uint64_t *k = sfdo_u64map_find (&u->of_func, func_key (name, file));
-  if (!k && file && *file)
-    k = sfdo_u64map_find (&u->of_func, func_key (name, NULL));
+  uint64_t *k = sfdo_func_key_find (&u->of_func, name, file);
   return k && *k != UINT64_MAX ? (ptrdiff_t) *k - 1 : -1;
 }
 

@@ -8,13 +8,21 @@
 #include "../profiles/profile.h"
 #include "symtab.h"
 
-/* A function's key: its name, and its file for a file-local one (as the
-   profile keys functions).  */
-static uint64_t
-func_key (const char *name, const char *file)
+uint64_t
+sfdo_func_key (const char *name, const char *file)
 {
   uint64_t h = sfdo_fnv1a (name, strlen (name));
   return file && *file ? h ^ (sfdo_fnv1a (file, strlen (file)) * 31) : h;
+}
+
+uint64_t *
+sfdo_func_key_find (const struct sfdo_u64map *m, const char *name,
+                    const char *file)
+{
+  uint64_t *k = sfdo_u64map_find (m, sfdo_func_key (name, file));
+  if (!k && file && *file)
+    k = sfdo_u64map_find (m, sfdo_func_key (name, NULL));
+  return k;
 }
 
 /* Units by function key (index + 1 into ST's functions): a global
@@ -33,10 +41,11 @@ map_units (const struct sfdo_symtab *st, struct sfdo_u64map *by_key)
         sfdo_symtab_function (st, i, &lo, &name, &file);
         if (!unit || !*unit || !*name || (file && *file) != locals)
           continue;
-        *sfdo_u64map_get (by_key, func_key (name, file)) = i + 1;
+        *sfdo_u64map_get (by_key, sfdo_func_key (name, file)) = i + 1;
         if (!locals)
           continue;
-        uint64_t *by_name = sfdo_u64map_get (by_key, func_key (name, NULL));
+        uint64_t *by_name = sfdo_u64map_get (by_key,
+                                             sfdo_func_key (name, NULL));
         const char *held_file = NULL;
         if (*by_name && *by_name != UINT64_MAX)
           sfdo_symtab_function (st, *by_name - 1, &lo, &name, &held_file);
@@ -57,9 +66,7 @@ record (const struct sfdo_symtab *st, struct sfdo_u64map *by_key,
   size_t n = 0;
   const char *name = sfdo_profile_str (p, f->name);
   const char *file = f->file ? sfdo_profile_str (p, f->file) : NULL;
-  uint64_t *k = sfdo_u64map_find (by_key, func_key (name, file));
-  if (!k && file)
-    k = sfdo_u64map_find (by_key, func_key (name, NULL));
+  uint64_t *k = sfdo_func_key_find (by_key, name, file);
   if (k && *k != UINT64_MAX)
     {
       const char *unit = sfdo_symtab_function_unit (st, *k - 1);

@@ -10,9 +10,21 @@
 #define SFDO_CONVERTER_UNITS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct sfdo_symtab;
 struct sfdo_profile;
+struct sfdo_u64map;
+
+/* A function's key in a map by function: its name, and its file for a
+   file-local one (as the profile keys functions).  */
+uint64_t sfdo_func_key (const char *name, const char *file);
+
+/* The entry of the function NAME (of FILE when file-local) in M, keyed
+   by sfdo_func_key, else by its name alone (call targets name a
+   file-local callee without its file); NULL if neither.  */
+uint64_t *sfdo_func_key_find (const struct sfdo_u64map *m, const char *name,
+                              const char *file);
 
 /* Record the unit of every function of P that ST's binary defines (by
    name, and file for a file-local one; an inline instance by its name
