@@ -684,16 +684,24 @@ cmd_group (int argc, char **argv)
   return rc;
 }
 
-static int
-is_command (const char *cmd)
+/* The commands, by name.  Reading detects AFDO and LLVM text, so
+   importing is converting.  */
+static const struct command {
+  const char *name;
+  int (*run) (int argc, char **argv);
+} commands[] = {
+  { "show", cmd_show }, { "merge", cmd_merge }, { "convert", cmd_convert },
+  { "import", cmd_convert }, { "export", cmd_export },
+  { "overlap", cmd_overlap }, { "align", cmd_align }, { "group", cmd_group },
+};
+
+static const struct command *
+find_command (const char *name)
 {
-  static const char *const commands[]
-    = { "show", "merge", "overlap", "convert", "export", "align", "group",
-        "import", NULL };
-  for (size_t i = 0; commands[i]; i++)
-    if (!strcmp (cmd, commands[i]))
-      return 1;
-  return 0;
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    if (!strcmp (name, commands[i].name))
+      return &commands[i];
+  return NULL;
 }
 
 /* Whether a command's options include --help or -h ("sfdo-profile show
@@ -713,8 +721,9 @@ main (int argc, char **argv)
   if (argc < 2)
     return usage_error ("missing COMMAND%s", "");
   const char *cmd = argv[1];
+  const struct command *c = find_command (cmd);
   if (!strcmp (cmd, "--help") || !strcmp (cmd, "-h") || !strcmp (cmd, "help")
-      || (is_command (cmd) && asks_for_help (argc, argv)))
+      || (c && asks_for_help (argc, argv)))
     {
       fputs (usage_text, stdout);
       return 0;
@@ -724,21 +733,7 @@ main (int argc, char **argv)
       printf ("sfdo-profile " SFDO_VERSION "\n");
       return 0;
     }
-  argv[1] = (char *) cmd;
-  if (!strcmp (cmd, "show"))
-    return cmd_show (argc - 1, argv + 1);
-  if (!strcmp (cmd, "merge"))
-    return cmd_merge (argc - 1, argv + 1);
-  /* Reading detects AFDO and LLVM text, so importing is converting.  */
-  if (!strcmp (cmd, "convert") || !strcmp (cmd, "import"))
-    return cmd_convert (argc - 1, argv + 1);
-  if (!strcmp (cmd, "export"))
-    return cmd_export (argc - 1, argv + 1);
-  if (!strcmp (cmd, "overlap"))
-    return cmd_overlap (argc - 1, argv + 1);
-  if (!strcmp (cmd, "align"))
-    return cmd_align (argc - 1, argv + 1);
-  if (!strcmp (cmd, "group"))
-    return cmd_group (argc - 1, argv + 1);
+  if (c)
+    return c->run (argc - 1, argv + 1);
   return usage_error ("unknown command '%s'", cmd);
 }
