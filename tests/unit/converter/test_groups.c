@@ -116,11 +116,15 @@ test_file_format (void **state)
   sfdo_groups_release (&g);
 }
 
-/* Write TEXT to a temporary file; its path (malloc'd).  */
+/* Write TEXT to a temporary file (under $TMPDIR, else /tmp); its path
+   (malloc'd).  */
 static char *
 temp_with (const char *text)
 {
-  char *path = strdup ("/tmp/sfdo-test-groups.XXXXXX");
+  const char *tmp = getenv ("TMPDIR");
+  char *path = malloc (512);
+  snprintf (path, 512, "%s/sfdo-test-groups.XXXXXX",
+            tmp && *tmp ? tmp : "/tmp");
   int fd = mkstemp (path);
   assert_true (fd >= 0);
   assert_int_equal (write (fd, text, strlen (text)), (ssize_t) strlen (text));

@@ -15,6 +15,17 @@
 
 #include "../../../lipo/link.h"
 
+/* Make a new temporary directory (under $TMPDIR, else /tmp) into DIR of
+   SIZE bytes, named after TAG.  */
+static void
+temp_dir (char *dir, size_t size, const char *tag)
+{
+  const char *tmp = getenv ("TMPDIR");
+  snprintf (dir, size, "%s/sfdo-test-%s.XXXXXX", tmp && *tmp ? tmp : "/tmp",
+            tag);
+  assert_non_null (mkdtemp (dir));
+}
+
 static const char *g1[] = { "src/a.c", "src/b.c" };
 static const char *g2[] = { "lib/x/c.c", "lib/a.c" };
 
@@ -120,9 +131,9 @@ static void
 test_response_files (void **state)
 {
   (void) state;
-  char dir[] = "/tmp/sfdo-test-args.XXXXXX";
-  assert_non_null (mkdtemp (dir));
-  char inner[256], outer[256], arg[300];
+  char dir[256];
+  temp_dir (dir, sizeof dir, "args");
+  char inner[512], outer[512], arg[520];
   snprintf (inner, sizeof inner, "%s/inner.rsp", dir);
   snprintf (outer, sizeof outer, "%s/outer.rsp", dir);
   FILE *f = fopen (inner, "w");
@@ -156,8 +167,8 @@ static void
 test_plans_archive_members (void **state)
 {
   (void) state;
-  char dir[] = "/tmp/sfdo-test-archive.XXXXXX";
-  assert_non_null (mkdtemp (dir));
+  char dir[256];
+  temp_dir (dir, sizeof dir, "archive");
   char cmd[1024];
   snprintf (cmd, sizeof cmd, "cd %s && mkdir a b m"
             " && printf 'int fa (int x) { return x + 1; }\n' > a/util.c"
@@ -170,7 +181,7 @@ test_plans_archive_members (void **state)
   static const char *units[] = { "a/util.c", "b/util.c" };
   struct sfdo_group group = { 10, units, 2 };
   struct sfdo_groups g = { NULL, &group, 1, 10, 10, 2 };
-  char la[256], lb[256], lw[256], members[256];
+  char la[512], lb[512], lw[512], members[512];
   snprintf (la, sizeof la, "%s/a/liba.a", dir);
   snprintf (lb, sizeof lb, "%s/b/libb.a", dir);
   snprintf (lw, sizeof lw, "%s/b/libw.a", dir);
@@ -210,9 +221,9 @@ static void
 test_reads_an_object (void **state)
 {
   (void) state;
-  char dir[] = "/tmp/sfdo-test-link.XXXXXX";
-  assert_non_null (mkdtemp (dir));
-  char cmd[512], obj[256], lto[256];
+  char dir[256];
+  temp_dir (dir, sizeof dir, "link");
+  char cmd[1024], obj[512], lto[512];
   snprintf (obj, sizeof obj, "%s/plain.o", dir);
   snprintf (lto, sizeof lto, "%s/lto.o", dir);
   snprintf (cmd, sizeof cmd, "cd %s && printf 'int f (int x) { return x + 1; }\\n' > u.c"
