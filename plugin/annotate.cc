@@ -12,7 +12,9 @@
    both arms rejoin, the flow's all-or-nothing choice is replaced by a
    split along the static probabilities, inside the solution so that it
    stays consistent (a pass such as the tracer must not see a hot path
-   that was never observed); loops whose trip count GCC knows get it.  */
+   that was never observed); loops whose trip count GCC knows get it.
+   A function entered (by its callers' counts) but with no sample in its
+   body takes the shape of GCC's static estimate: see unsampled_shape.  */
 
 #include "gcc-plugin.h"
 #include "config.h"
@@ -38,6 +40,7 @@
 #include "position.h"
 #include "annotate.h"
 #include "stale.h"
+#include "hotcold.h"
 
 unsigned
 sfdo_block_size (basic_block bb)
@@ -209,11 +212,11 @@ typical_block_size (void)
   return n ? MAX (total / n, 1u) : 1;
 }
 
-/* Build the flow network of the current function with the measured
-   counts of C, edges in FOR_ALL_BB_FN / FOR_EACH_EDGE order.  */
+/* Build the flow network of the current function with the MEASURED
+   counts of its blocks (C's raw counts or a stand-in), edges in FOR_ALL_BB_FN / FOR_EACH_EDGE order.  */
 
 static struct sfdo_flow *
-build_network (const struct sfdo_fn_counts *c)
+build_network (const struct sfdo_fn_counts *c, const int64_t *measured)
 {
   struct sfdo_flow *g = sfdo_flow_new (c->nblocks, ENTRY_BLOCK, EXIT_BLOCK);
   basic_block bb;
@@ -222,8 +225,8 @@ build_network (const struct sfdo_fn_counts *c)
 
   FOR_ALL_BB_FN (bb, cfun)
     {
-      sfdo_flow_set_count (g, bb->index, c->raw[bb->index]);
-      if (c->raw[bb->index] >= 0 && sfdo_block_weak (bb))
+      sfdo_flow_set_count (g, bb->index, measured[bb->index]);
+      if (measured[bb->index] >= 0 && sfdo_block_weak (bb))
 	{
 	  sfdo_flow_set_bias (g, bb->index, SFDO_FLOW_WEAK);
 	  sfdo_stats.weak_blocks++;
@@ -468,14 +471,51 @@ split_unmeasured_branch (struct sfdo_fn_counts *c, basic_block bb,
     }
 }
 
+/* What the flow solver takes for the measurements of a function that was
+   entered ENTRIES times (from its callers' counts or its own head) and
+   caught no sample in its body: each block's rate by GCC's STATIC_RATE
+   times ENTRIES, at least 1 (a block GCC thinks statically rare stays at
+   zero, for hotcold.h to judge).  The zeros of such a body say nothing
+   about which way it went, since its entry caught none either; left to
+   the flow, they send every entry down the path with the fewest blocks,
+   which may be one no execution can take (a loop leaving before its first
+   iteration: once the unroller folds that exit, the counts no longer add
+   up, and the optimized dump of GCC's merge_block.c reports an "Invalid
+   sum").  Returns NULL (use the measurements) when a block was sampled or
+   there is no estimate; else a new array the caller frees.  */
+
+static int64_t *
+unsampled_shape (const struct sfdo_fn_counts *c, const double *static_rate,
+		 uint64_t entries)
+{
+  basic_block bb;
+  int64_t *shape;
+
+  if (!static_rate || !entries)
+    return NULL;
+  FOR_EACH_BB_FN (bb, cfun)
+    if (c->raw[bb->index] > 0)
+      return NULL;
+  shape = XDUPVEC (int64_t, c->raw, c->nblocks);
+  FOR_EACH_BB_FN (bb, cfun)
+    {
+      double want = (double) entries * static_rate[bb->index];
+      shape[bb->index] = sfdo_statically_rare (static_rate[bb->index])
+			 ? 0 : (int64_t) MAX (1.0, MIN (want + 0.5, 1e18));
+    }
+  return shape;
+}
+
 void
 sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
-		      uint64_t head, struct sfdo_fn_counts *c)
+		      uint64_t head, const double *static_rate,
+		      struct sfdo_fn_counts *c)
 {
   basic_block bb;
   unsigned *first;
   struct sfdo_flow *g;
   unsigned k = 0;
+  int64_t *shape;
 
   memset (c, 0, sizeof *c);
   /* fill_counted_loops asks GCC for trip counts, which needs loops with
@@ -511,7 +551,11 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
   if (!f || !solve)
     return;
   forget_merged_arms (c->raw);
-  g = build_network (c);
+  shape = c->raw[ENTRY_BLOCK] > 0
+	  ? unsampled_shape (c, static_rate, c->raw[ENTRY_BLOCK]) : NULL;
+  g = build_network (c, shape ? shape : c->raw);
+  c->shape_estimated = shape != NULL;
+  XDELETEVEC (shape);
   sfdo_flow_set_sample_weight (g, sfdo_sample_weight (typical_block_size ()));
   sfdo_flow_solve (g);
   FOR_ALL_BB_FN (bb, cfun)

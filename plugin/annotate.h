@@ -36,15 +36,21 @@ struct sfdo_fn_counts
   /* The largest count of a branch the profiled binary had turned into a
      conditional move (its direction unmeasured, its arms rejoining).  */
   uint64_t hottest_if_converted;
+  /* Whether the flow was solved on GCC's static estimate scaled to the
+     entry count, the body having caught no sample.  */
+  bool shape_estimated;
 };
 
 /* Measure the current function's blocks from its profile F and, with
    SOLVE, solve the flow; C is filled and must be released with
    sfdo_fn_counts_free.  With F NULL, every block is unknown.  HEAD, when
    nonzero, replaces the profile's entry count (the calls into the
-   function this unit makes, when they say more).  */
+   function this unit makes, when they say more).  STATIC_RATE
+   (sfdo_static_rates, or NULL) shapes a body that was entered but caught
+   no sample.  */
 void sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
-			   uint64_t head, struct sfdo_fn_counts *c);
+			   uint64_t head, const double *static_rate,
+			   struct sfdo_fn_counts *c);
 
 void sfdo_fn_counts_free (struct sfdo_fn_counts *c);
 

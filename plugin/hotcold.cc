@@ -89,6 +89,12 @@ sfdo_static_rates (void)
   return rate;
 }
 
+bool
+sfdo_statically_rare (double rate)
+{
+  return rate <= SFDO_STATIC_RARE;
+}
+
 bool *
 sfdo_find_real_zeros (const struct sfdo_fn_counts *c,
 		      const double *static_rate)
@@ -146,8 +152,8 @@ sfdo_find_real_zeros (const struct sfdo_fn_counts *c,
     if (candidate[bb->index]
 	&& (evidence[region_of (parent, bb->index)] >= SFDO_ZERO_EVIDENCE
 	    || (ran
-		&& region_rate[region_of (parent, bb->index)]
-		   <= SFDO_STATIC_RARE)))
+		&& sfdo_statically_rare (region_rate[region_of (parent,
+								bb->index)]))))
       {
 	zero[bb->index] = true;
 	sfdo_stats.zero_blocks++;

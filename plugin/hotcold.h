@@ -14,6 +14,11 @@ struct sfdo_fn_counts;
    (reconcile_entries) uses the rates of the first.  */
 double *sfdo_static_rates (void);
 
+/* Whether a block GCC's estimate enters at RATE per entry of its function
+   is on a path to a noreturn or cold call, which a function that ran
+   rarely is believed never to have taken.  */
+bool sfdo_statically_rare (double rate);
+
 /* The blocks of the current function that never ran, by block index (a
    new array the caller frees), from its solved counts C and its
    STATIC_RATE (NULL: none); NULL when the hot/cold family is off.  */

@@ -261,7 +261,7 @@ dump_gcc_counts (void)
 	struct sfdo_fn_counts c;
 	struct sfdo_prof_func *f = sfdo_profile_of (node->decl, &extra);
 	push_cfun (DECL_STRUCT_FUNCTION (node->decl));
-	sfdo_annotate_blocks (f, false, 0, &c);
+	sfdo_annotate_blocks (f, false, 0, NULL, &c);
 	note_match (node, f);
 	record_match (node, f, &c, &seen);
 	if (sfdo_opts.dump)
@@ -472,7 +472,7 @@ annotate_function (cgraph_node *node, const struct sfdo_prof_func *f,
   rates = &static_rates->get_or_insert (node->decl);
   if (seen)
     *rates = sfdo_static_rates ();
-  sfdo_annotate_blocks (f, true, head, &c);
+  sfdo_annotate_blocks (f, true, head, *rates, &c);
   zeros = sfdo_find_real_zeros (&c, *rates);
   sfdo_write_counts (node, &c, zeros);
   if (seen && tracer_would_undo_if_conversion (&c))
