@@ -67,6 +67,20 @@ insn_kind (csh h, const cs_insn *insn)
   return SFDO_INSN_OTHER;
 }
 
+/* Whether INSN does nothing (the assembler's alignment fillers: nop in
+   its one- to fifteen-byte forms, xchg of a register with itself).  */
+static int
+is_no_op (const cs_insn *insn)
+{
+  const cs_x86 *x = insn->detail ? &insn->detail->x86 : NULL;
+  if (insn->id == X86_INS_NOP)
+    return 1;
+  return x && insn->id == X86_INS_XCHG && x->op_count == 2
+         && x->operands[0].type == X86_OP_REG
+         && x->operands[1].type == X86_OP_REG
+         && x->operands[0].reg == x->operands[1].reg;
+}
+
 /* The target of a direct jump or call (as GROUP says), or 0.  */
 static uint64_t
 direct_target (csh h, const cs_insn *insn, int group)
@@ -120,6 +134,7 @@ sfdo_decode_function (struct sfdo_decoder *d, const uint8_t *code,
   out->call_targets = (uint64_t *) sfdo_xmalloc ((len + 1) * sizeof (uint64_t));
   out->jump_targets = (uint64_t *) sfdo_xmalloc ((len + 1) * sizeof (uint64_t));
   out->kinds = (uint8_t *) sfdo_xmalloc (len + 1);
+  out->padding = (uint8_t *) sfdo_xmalloc (len + 1);
   const uint8_t *p = code;
   size_t left = len;
   uint64_t addr = lo;
@@ -129,6 +144,12 @@ sfdo_decode_function (struct sfdo_decoder *d, const uint8_t *code,
       size_t i = out->ninsns++;
       out->insn_addrs[i] = ok ? d->insn->address : addr;
       out->kinds[i] = ok ? insn_kind (d->handle, d->insn) : SFDO_INSN_OTHER;
+      /* The line table gives padding the line of the code before it, and
+         a vote of its zero count would make that line look unrun.  */
+      out->padding[i] = ok && i > 0 && is_no_op (d->insn)
+                        && (out->padding[i - 1]
+                            || out->kinds[i - 1] == SFDO_INSN_JUMP
+                            || out->kinds[i - 1] == SFDO_INSN_RET);
       out->call_targets[i]
         = ok ? direct_target (d->handle, d->insn, CS_GRP_CALL) : 0;
       uint64_t target = ok ? direct_target (d->handle, d->insn, CS_GRP_JUMP)
@@ -154,6 +175,7 @@ sfdo_func_blocks_release (struct sfdo_func_blocks *fb)
   free (fb->call_targets);
   free (fb->jump_targets);
   free (fb->kinds);
+  free (fb->padding);
   free (fb->blocks);
   memset (fb, 0, sizeof *fb);
 }

@@ -46,6 +46,9 @@ struct sfdo_func_blocks {
   uint64_t *jump_targets;     /* per instruction: a direct jump's target,
                                  else 0 */
   uint8_t *kinds;             /* per instruction: enum sfdo_insn_kind */
+  uint8_t *padding;           /* per instruction: 1 for a no-op after an
+                                 unconditional jump or a return, which
+                                 only aligns what follows and never runs */
   size_t ninsns;
   struct sfdo_block *blocks;  /* ascending, disjoint */
   size_t nblocks;

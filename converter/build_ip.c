@@ -28,6 +28,8 @@ vote_block (struct attributor *at, const struct sfdo_func_blocks *fb,
       uint64_t a = fb->insn_addrs[bl->first_insn + i];
       uint64_t target = fb->call_targets[bl->first_insn + i];
       const char *callee = target ? attr_callee_name (at, a, target) : NULL;
+      if (fb->padding[bl->first_insn + i])
+        continue;
       attr_line (at, a, fb->insn_addrs[bl->first_insn], count);
       if (callee)
         attr_call (at, a, callee, count);

@@ -136,6 +136,8 @@ settle_function (struct lbr_builder *lb, struct lbr_func *f, int *ran)
       *ran |= count > 0;
       if (i == 0)
         entry = count;
+      if (f->fb.padding[i])
+        continue;
       ptrdiff_t k = sfdo_func_blocks_find (&f->fb, f->fb.insn_addrs[i]);
       attr_line (&lb->at, f->fb.insn_addrs[i],
                  k >= 0 ? f->fb.insn_addrs[f->fb.blocks[k].first_insn] : 0,

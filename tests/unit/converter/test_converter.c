@@ -341,6 +341,9 @@ test_blocks_of_hand_written_code (void **state)
       assert_int_equal (fb.call_targets[i], i == 3 ? 0x2000 : 0);
       assert_int_equal (fb.jump_targets[i],
                         i == 2 ? 0x100d : i == 6 ? 0x1015 : 0);
+      /* The nop after ret pads; those after the undecodable byte may
+         run.  */
+      assert_int_equal (fb.padding[i], i == 11);
     }
 
   static const struct sfdo_block blocks[] = {
@@ -519,6 +522,38 @@ open_ok (const char *path)
   return st;
 }
 
+
+/* Alignment fillers after a jump or a return never run (their line is the
+   code's before them, which must not take their zero count); the same
+   fillers where execution falls into them, and real code after them, do
+   run.  */
+static void
+test_blocks_padding (void **state)
+{
+  (void) state;
+  static const uint8_t pad[] = {
+    0xeb, 0x08,                               /* jmp 0x100a */
+    0x66, 0x90,                               /* xchg %ax,%ax */
+    0x0f, 0x1f, 0x44, 0x00, 0x00,             /* nopl 0x0(%rax,%rax,1) */
+    0x90,                                     /* nop */
+    0x01, 0xc0,                               /* add %eax,%eax */
+    0x90,                                     /* nop: falls through */
+    0x87, 0xc3,                               /* xchg %eax,%ebx */
+    0xc3,                                     /* ret */
+    0x87, 0xdb                                /* xchg %ebx,%ebx */
+  };
+  static const uint8_t want[] = { 0, 1, 1, 1, 0, 0, 0, 0, 1 };
+  struct sfdo_decoder *d;
+  struct sfdo_func_blocks fb;
+  assert_int_equal (sfdo_decoder_new (62, &d, NULL), SFDO_OK);
+  sfdo_decode_function (d, pad, sizeof pad, 0x1000, 0x1000 + sizeof pad,
+                        &fb);
+  assert_int_equal (fb.ninsns, sizeof want);
+  for (size_t i = 0; i < sizeof want; i++)
+    assert_int_equal (fb.padding[i], want[i]);
+  sfdo_func_blocks_release (&fb);
+  sfdo_decoder_free (d);
+}
 static void
 test_symtab_inline_stacks (void **state)
 {
@@ -823,6 +858,7 @@ main (void)
   const struct CMUnitTest blocks_tests[] = {
     cmocka_unit_test (test_blocks_decoder_is_x86_64_only),
     cmocka_unit_test (test_blocks_of_hand_written_code),
+    cmocka_unit_test (test_blocks_padding),
     cmocka_unit_test (test_decode_indirect_targets_and_moves),
   };
   const struct CMUnitTest symtab_tests[] = {
