@@ -172,8 +172,14 @@ forget_merged_arms (int64_t *raw)
     }
 }
 
-bool
-sfdo_direction_unmeasured (const struct sfdo_fn_counts *c, basic_block bb)
+/* Whether the measurements of C say nothing about which way BB branches
+   to JOIN, where its arms rejoin: no successor but JOIN itself (the short
+   side of a triangle, whose count is both arms') has a count of its
+   own.  */
+
+static bool
+direction_unmeasured (const struct sfdo_fn_counts *c, basic_block bb,
+		      basic_block join)
 {
   edge e;
   edge_iterator ei;
@@ -181,7 +187,7 @@ sfdo_direction_unmeasured (const struct sfdo_fn_counts *c, basic_block bb)
   if (EDGE_COUNT (bb->succs) < 2)
     return false;
   FOR_EACH_EDGE (e, ei, bb->succs)
-    if (c->raw[e->dest->index] >= 0)
+    if (e->dest != join && c->raw[e->dest->index] >= 0)
       return false;
   return true;
 }
@@ -441,8 +447,10 @@ split_unmeasured_branch (struct sfdo_fn_counts *c, basic_block bb,
   double psum = 0;
   edge e;
   edge_iterator ei;
+  basic_block join;
 
-  if (!total || !sfdo_direction_unmeasured (c, bb) || !arms_rejoin (c, bb))
+  if (!total || !(join = arms_rejoin (c, bb))
+      || !direction_unmeasured (c, bb, join))
     return;
   c->hottest_if_converted = MAX (c->hottest_if_converted, total);
   FOR_EACH_EDGE (e, ei, bb->succs)

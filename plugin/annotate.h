@@ -54,11 +54,6 @@ void sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
 
 void sfdo_fn_counts_free (struct sfdo_fn_counts *c);
 
-/* Whether the measurements of C say nothing about which way BB
-   branches: none of its successors has a count of its own.  */
-bool sfdo_direction_unmeasured (const struct sfdo_fn_counts *c,
-				basic_block bb);
-
 /* Number of real statements in BB (at least 1): a stand-in for its
    machine instructions when asking how many samples it would catch.  */
 unsigned sfdo_block_size (basic_block bb);
