@@ -183,14 +183,9 @@ sfdo_innermost_profile (const struct sfdo_prof_func *f, gimple *stmt,
   return f;
 }
 
-/* The count F records at (OFFSET, DISC).  Failing an exact match, a
-   block of discriminator 0 takes the largest at OFFSET under any
-   discriminator (the line's code may carry only others).  A block with a
-   discriminator of its own that F lacks is unknown: the profiled binary
-   had no code there at it (a condition folded into another, as in GCC's
-   tree-prof 20050826-2.c, whose i == 1 test's second operand then took
-   the whole loop's count and dom2's threading found counts that do not
-   add up).  Return false if F has nothing to say.  */
+/* The count F records at (OFFSET, DISC); failing an exact match, the
+   largest at OFFSET under any discriminator, since blocks may have been
+   numbered differently.  Return false if F has nothing at OFFSET.  */
 
 static bool
 line_count (const struct sfdo_prof_func *f, uint32_t offset, uint32_t disc,
@@ -205,8 +200,6 @@ line_count (const struct sfdo_prof_func *f, uint32_t offset, uint32_t disc,
       return true;
     }
   *count = 0;
-  if (disc)
-    return false;
   for (size_t i = 0; i < f->nlines; i++)
     if (f->lines[i].offset == offset)
       {
