@@ -14,7 +14,9 @@
    optimisation options, no exception-personality or target mismatch, an
    inlinable body in SSA form, no recursion, no sanitizer.  Size is not a
    reason to refuse: the profiled build inlined that very call, but a
-   callee larger than SFDO_REPLAY_MAX_SIZE is left to the IPA inliner.
+   callee larger than SFDO_REPLAY_MAX_SIZE is left to the IPA inliner, and
+   so is one of which the profiled binary inlined only the head that
+   function splitting left (split_head_p).
 
    Callee bodies.  Where the profiled binary inlined a call that is a
    call here, the instance's counts are added to the callee's own
@@ -73,6 +75,23 @@ instance_weight (const struct sfdo_prof_func *inst)
   for (size_t i = 0; i < inst->nlines; i++)
     most = MAX (most, inst->lines[i].count);
   return most;
+}
+
+/* Whether the instance INST calls its own function: what GCC's function
+   splitting leaves of an inlined call (the test before the split point,
+   inlined; the rest, F.part.N, which the profile names F, called out of
+   line).  Replaying it would inline the whole body where the profiled
+   binary inlined a few instructions: in Lua, luaV_concat into the
+   interpreter loop, which cost luaV_execute 5% more instructions.  */
+
+static bool
+split_head_p (const struct sfdo_prof_func *inst)
+{
+  for (size_t i = 0; i < inst->nlines; i++)
+    for (size_t k = 0; k < inst->lines[i].ntargets; k++)
+      if (inst->lines[i].targets[k].name == inst->name)
+	return true;
+  return false;
 }
 
 /* Whether the call edge E may be inlined at all, by the rules of
@@ -135,7 +154,7 @@ replay_round (cgraph_node *node, const struct sfdo_prof_func *f)
 	       (f, e->call_stmt, gimple_bb (e->call_stmt)->discriminator,
 		e->callee->ultimate_alias_target ()->decl);
       if (!inst || (gcov_type) instance_weight (inst) < MAX (hot, 2)
-	  || !replay_allowed_p (e))
+	  || split_head_p (inst) || !replay_allowed_p (e))
 	continue;
       if (dump_enabled_p ())
 	dump_printf_loc (MSG_OPTIMIZED_LOCATIONS, e->call_stmt,
