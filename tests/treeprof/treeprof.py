@@ -83,9 +83,7 @@ EXEMPT = {
 # so that it can be taken off this list.
 KNOWN_GAPS = {
     ("20050826-2.c", "Invalid sum"):
-        "jump threading in dom2 leaves invalid sums after the plugin's counts with some recordings (not all since EXIT takes the sum of its in-edges), as it does at plain -O2 (7 there); PGO's exact counts avoid them",
-    ("cmpsf-1.c", "Invalid sum"):
-        "the inlined comparison functions were if-converted in the profiled binary (no code on their return lines): flow takes one arm wholesale and dom2's threading then finds counts on the other; plain -O2 reports 2",
+        "with some recordings: the profiled binary folded the second operand of 'i == 1 && rta[i] != 0' (its discriminator has no code there), so that block takes the line's count, as a block must whose discriminator the line table lost (-O3 loops: init-array.c), and the flow has i == 1 on every iteration; dom2's threading knows better and leaves invalid sums (plain -O2: 7); PGO's exact counts avoid them",
 }
 
 # Tests whose run aborts unless the profile drives a decision (checked at
