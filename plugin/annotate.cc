@@ -479,18 +479,40 @@ split_unmeasured_branch (struct sfdo_fn_counts *c, basic_block bb,
     }
 }
 
+/* Whether a block of the current function has a sample of its own in C.  */
+
+static bool
+any_sampled_block (const struct sfdo_fn_counts *c)
+{
+  basic_block bb;
+
+  FOR_EACH_BB_FN (bb, cfun)
+    if (c->raw[bb->index] > 0)
+      return true;
+  return false;
+}
+
 /* What the flow solver takes for the measurements of a function that was
    entered ENTRIES times (from its callers' counts or its own head) and
    caught no sample in its body: each block's rate by GCC's STATIC_RATE
-   times ENTRIES, at least 1 (a block GCC thinks statically rare stays at
-   zero, for hotcold.h to judge).  The zeros of such a body say nothing
+   times ENTRIES, rounded down (a block GCC thinks statically rare stays
+   at zero, for hotcold.h to judge).  The zeros of such a body say nothing
    about which way it went, since its entry caught none either; left to
    the flow, they send every entry down the path with the fewest blocks,
    which may be one no execution can take (a loop leaving before its first
    iteration: once the unroller folds that exit, the counts no longer add
    up, and the optimized dump of GCC's merge_block.c reports an "Invalid
-   sum").  Returns NULL (use the measurements) when a block was sampled or
-   there is no estimate; else a new array the caller frees.  */
+   sum").  A function entered fewer than SFDO_SHAPE_MIN_ENTRIES times
+   keeps the flow's path: a few entries took a few paths, and spread over
+   every arm GCC guesses even (and round a loop as often as GCC guesses)
+   they gave error paths counts, and the functions called there lost their
+   never-run mark (SQLite's speedtest1 main, entered once: 16 functions
+   PGO and sfdo had put in .text.unlikely); below GCC's tolerance of 100
+   the passes do not report sums either.  Returns NULL (use the
+   measurements) when a block was sampled, the function was entered too
+   few times or there is no estimate; else a new array the caller frees.  */
+
+#define SFDO_SHAPE_MIN_ENTRIES 100
 
 static int64_t *
 unsampled_shape (const struct sfdo_fn_counts *c, const double *static_rate,
@@ -499,17 +521,15 @@ unsampled_shape (const struct sfdo_fn_counts *c, const double *static_rate,
   basic_block bb;
   int64_t *shape;
 
-  if (!static_rate || !entries)
+  if (!static_rate || entries < SFDO_SHAPE_MIN_ENTRIES
+      || any_sampled_block (c))
     return NULL;
-  FOR_EACH_BB_FN (bb, cfun)
-    if (c->raw[bb->index] > 0)
-      return NULL;
   shape = XDUPVEC (int64_t, c->raw, c->nblocks);
   FOR_EACH_BB_FN (bb, cfun)
     {
       double want = (double) entries * static_rate[bb->index];
       shape[bb->index] = sfdo_statically_rare (static_rate[bb->index])
-			 ? 0 : (int64_t) MAX (1.0, MIN (want + 0.5, 1e18));
+			 ? 0 : (int64_t) MIN (want, 1e18);
     }
   return shape;
 }
@@ -573,8 +593,11 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
   sfdo_flow_free (g);
   c->solved = true;
   fill_counted_loops (c);
-  FOR_EACH_BB_FN (bb, cfun)
-    split_unmeasured_branch (c, bb, first);
+  /* Arms with no code of their own tell of if-conversion only in a body
+     that was sampled: in one that was not, no line has a count.  */
+  if (any_sampled_block (c))
+    FOR_EACH_BB_FN (bb, cfun)
+      split_unmeasured_branch (c, bb, first);
 }
 
 void
