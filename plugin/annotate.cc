@@ -433,6 +433,32 @@ arms_rejoin (const struct sfdo_fn_counts *c, basic_block bb)
   return join != bb ? join : NULL;
 }
 
+/* Whether the arms of BB's branch that do not go straight to JOIN hold no
+   statement with a source location: the PHI arms an if-conversion leaves
+   (cmpsf-1.c's inlined comparisons), as opposed to code the profile does
+   not know yet (a branch a stale profile's source did not have, whose
+   call would take a share of the static estimate).  */
+
+static bool
+arms_without_code (basic_block bb, basic_block join)
+{
+  edge e;
+  edge_iterator ei;
+
+  FOR_EACH_EDGE (e, ei, bb->succs)
+    for (basic_block arm = e->dest; arm != join; arm = single_succ (arm))
+      {
+	for (gimple_stmt_iterator gsi = gsi_start_nondebug_bb (arm);
+	     !gsi_end_p (gsi); gsi_next_nondebug (&gsi))
+	  if (LOCATION_LOCUS (gimple_location (gsi_stmt (gsi)))
+	      != UNKNOWN_LOCATION)
+	    return false;
+	if (!single_succ_p (arm))
+	  return false;
+      }
+  return true;
+}
+
 /* Where the measurements say nothing about the direction of BB's branch
    and its arms rejoin, split BB's flow among the arms by the static
    probabilities: the join's count and everything outside the arms stay
@@ -450,7 +476,8 @@ split_unmeasured_branch (struct sfdo_fn_counts *c, basic_block bb,
   basic_block join;
 
   if (!total || !(join = arms_rejoin (c, bb))
-      || !direction_unmeasured (c, bb, join))
+      || !direction_unmeasured (c, bb, join)
+      || (find_edge (bb, join) && !arms_without_code (bb, join)))
     return;
   c->hottest_if_converted = MAX (c->hottest_if_converted, total);
   FOR_EACH_EDGE (e, ei, bb->succs)
