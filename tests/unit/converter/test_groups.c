@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "../../../converter/groups.h"
+#include "tmpname.h"
 
 static const char *const names[] = { "a.c", "b.c", "c.c", "d.c", "e.c" };
 
@@ -121,10 +122,9 @@ test_file_format (void **state)
 static char *
 temp_with (const char *text)
 {
-  const char *tmp = getenv ("TMPDIR");
   char *path = malloc (512);
-  snprintf (path, 512, "%s/sfdo-test-groups.XXXXXX",
-            tmp && *tmp ? tmp : "/tmp");
+  assert_non_null (path);
+  sfdo_test_tmpname (path, 512, "groups");
   int fd = mkstemp (path);
   assert_true (fd >= 0);
   assert_int_equal (write (fd, text, strlen (text)), (ssize_t) strlen (text));

@@ -14,15 +14,14 @@
 #include <cmocka.h>
 
 #include "../../../lipo/link.h"
+#include "tmpname.h"
 
-/* Make a new temporary directory (under $TMPDIR, else /tmp) into DIR of
-   SIZE bytes, named after TAG.  */
+/* Make a new temporary directory into DIR of SIZE bytes, named after
+   TAG.  */
 static void
 temp_dir (char *dir, size_t size, const char *tag)
 {
-  const char *tmp = getenv ("TMPDIR");
-  snprintf (dir, size, "%s/sfdo-test-%s.XXXXXX", tmp && *tmp ? tmp : "/tmp",
-            tag);
+  sfdo_test_tmpname (dir, size, tag);
   assert_non_null (mkdtemp (dir));
 }
 

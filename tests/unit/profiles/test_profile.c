@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "../../../profiles/profile.h"
+#include "tmpname.h"
 
 #define MAGIC "\x89SFDO\r\n\x1a"
 #define BIG (((uint64_t) 1 << 63) + 5)
@@ -561,9 +562,9 @@ assert_profiles_equal (struct sfdo_profile *a, struct sfdo_profile *b)
 static char *
 temp_file (const void *buf, size_t len)
 {
-  const char *dir = getenv ("TMPDIR");
   char *path = malloc (512);
-  snprintf (path, 512, "%s/sfdo-test-XXXXXX", dir && *dir ? dir : "/tmp");
+  assert_non_null (path);
+  sfdo_test_tmpname (path, 512, "profile");
   int fd = mkstemp (path);
   assert_true (fd >= 0);
   assert_int_equal (write (fd, buf, len), (ssize_t) len);
