@@ -225,11 +225,6 @@ named_before (char *const *argv, size_t arg)
   return 0;
 }
 
-/* Add to PLAN the members of the archive ARGV[ARG] that carry LTO IR and
-   whose unit is in a group.  A file that is not an archive (a linker
-   script, a thin archive) is left to the linker, and so is an archive
-   linked whole (-Wl,--whole-archive), which the linker would take the
-   members of again.  */
 /* Note that the archive ARGV[ARG] is left to the linker, and WHY.  */
 static void
 skip_archive (struct sfdo_link_plan *plan, size_t arg, const char *why)
@@ -239,6 +234,11 @@ skip_archive (struct sfdo_link_plan *plan, size_t arg, const char *why)
   plan->skipped[plan->nskipped++] = (struct sfdo_link_skipped) { arg, why };
 }
 
+/* Add to PLAN the members of the archive ARGV[ARG] that carry LTO IR and
+   whose unit is in a group.  A file that is not an archive (a linker
+   script, a thin archive) is left to the linker, and so is an archive
+   linked whole (-Wl,--whole-archive), which the linker would take the
+   members of again; both are noted in PLAN's skipped.  */
 static enum sfdo_errc
 plan_archive (char *const *argv, size_t arg, struct planner *pl,
               struct sfdo_link_plan *plan, struct sfdo_error *err)

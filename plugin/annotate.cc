@@ -219,7 +219,8 @@ typical_block_size (void)
 }
 
 /* Build the flow network of the current function with the MEASURED
-   counts of its blocks (C's raw counts or a stand-in), edges in FOR_ALL_BB_FN / FOR_EACH_EDGE order.  */
+   counts of its blocks (C's raw counts or a stand-in for them), edges in
+   FOR_ALL_BB_FN / FOR_EACH_EDGE order.  */
 
 static struct sfdo_flow *
 build_network (const struct sfdo_fn_counts *c, const int64_t *measured)
@@ -529,8 +530,10 @@ any_sampled_block (const struct sfdo_fn_counts *c)
    which may be one no execution can take (a loop leaving before its first
    iteration: once the unroller folds that exit, the counts no longer add
    up, and the optimized dump of GCC's merge_block.c reports an "Invalid
-   sum").  A function entered fewer than SFDO_SHAPE_MIN_ENTRIES times
-   keeps the flow's path: a few entries took a few paths, and spread over
+   sum").  SAMPLED says whether a block caught a sample: such a body keeps
+   its measurements.  A function entered (ENTRIES, -1 if unknown) fewer
+   than SFDO_SHAPE_MIN_ENTRIES times keeps the flow's path: a few entries
+   took a few paths, and spread over
    every arm GCC guesses even (and round a loop as often as GCC guesses)
    they gave error paths counts, and the functions called there lost their
    never-run mark (SQLite's speedtest1 main, entered once: 16 functions
@@ -543,13 +546,12 @@ any_sampled_block (const struct sfdo_fn_counts *c)
 
 static int64_t *
 unsampled_shape (const struct sfdo_fn_counts *c, const double *static_rate,
-		 uint64_t entries)
+		 int64_t entries, bool sampled)
 {
   basic_block bb;
   int64_t *shape;
 
-  if (!static_rate || entries < SFDO_SHAPE_MIN_ENTRIES
-      || any_sampled_block (c))
+  if (!static_rate || sampled || entries < SFDO_SHAPE_MIN_ENTRIES)
     return NULL;
   shape = XDUPVEC (int64_t, c->raw, c->nblocks);
   FOR_EACH_BB_FN (bb, cfun)
@@ -571,6 +573,7 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
   struct sfdo_flow *g;
   unsigned k = 0;
   int64_t *shape;
+  bool sampled;
 
   memset (c, 0, sizeof *c);
   /* fill_counted_loops asks GCC for trip counts, which needs loops with
@@ -606,10 +609,9 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
   if (!f || !solve)
     return;
   forget_merged_arms (c->raw);
-  shape = c->raw[ENTRY_BLOCK] > 0
-	  ? unsampled_shape (c, static_rate, c->raw[ENTRY_BLOCK]) : NULL;
+  sampled = any_sampled_block (c);
+  shape = unsampled_shape (c, static_rate, c->raw[ENTRY_BLOCK], sampled);
   g = build_network (c, shape ? shape : c->raw);
-  c->shape_estimated = shape != NULL;
   XDELETEVEC (shape);
   sfdo_flow_set_sample_weight (g, sfdo_sample_weight (typical_block_size ()));
   sfdo_flow_solve (g);
@@ -622,7 +624,7 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
   fill_counted_loops (c);
   /* Arms with no code of their own tell of if-conversion only in a body
      that was sampled: in one that was not, no line has a count.  */
-  if (any_sampled_block (c))
+  if (sampled)
     FOR_EACH_BB_FN (bb, cfun)
       split_unmeasured_branch (c, bb, first);
 }

@@ -36,9 +36,6 @@ struct sfdo_fn_counts
   /* The largest count of a branch the profiled binary had turned into a
      conditional move (its direction unmeasured, its arms rejoining).  */
   uint64_t hottest_if_converted;
-  /* Whether the flow was solved on GCC's static estimate scaled to the
-     entry count, the body having caught no sample.  */
-  bool shape_estimated;
 };
 
 /* Measure the current function's blocks from its profile F and, with
