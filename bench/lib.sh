@@ -38,3 +38,9 @@ readonly BENCH_TEST_PROGRAMS=(
   "memsizes tests/e2e/data/memsizes.c"
   "inlined tests/e2e/data/inlined.c x x x"
 )
+
+# can_emulate BUILD: whether BUILD's sfdo-record runs its emulated PMU
+# here (valgrind and the emulator tool are installed).
+can_emulate() {
+  "$1/sfdo-record" --emulate --stat -o /dev/null -- true >/dev/null 2>&1
+}

@@ -48,9 +48,10 @@ while (($#)); do
     shift
 done
 BUILD=$ROOT/build
+. bench/lib.sh
 if [[ -z $RECORD ]]; then
     RECORD=timer
-    "$BUILD/sfdo-record" --emulate --stat -o /dev/null -- true >/dev/null 2>&1 && RECORD=emulate
+    can_emulate "$BUILD" && RECORD=emulate
 fi
 [[ $RECORD == timer || $RECORD == emulate ]] ||
     { echo "lipo-bench: --record takes timer or emulate" >&2; exit 2; }
@@ -63,7 +64,6 @@ read -r -a PROGS <<<"${SFDO_BENCH_LIPO_PROGRAMS:-lua sqlite bzip2 xz}"
 START=$(date +%s)
 # shellcheck source=bench/real/build.sh
 . bench/real/build.sh
-. bench/lib.sh
 say() { printf '%s\n' "$*"; }
 die() { printf 'lipo-bench: error: %s\n' "$*" >&2; exit 1; }
 JUMPS=$ROOT/../shared/tools/jumps.py

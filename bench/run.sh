@@ -3,6 +3,7 @@
 # rewrites its own section of bench/RESULTS.md.  Long: not part of make check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 echo "== profile library (bench/profile-bench.sh)"
 bench/profile-bench.sh
 echo "== sfdo-convert against create_gcov (bench/convert-bench.sh)"
@@ -31,7 +32,7 @@ rc=0; bench/treeprof-bench.sh || rc=$?
 ((rc == 0 || rc == 77)) || exit "$rc"
 echo "== decisions against PGO's and the transform ladder (bench/decisions-bench.sh)"
 record=timer
-"$PWD/build/sfdo-record" --emulate --stat -o /dev/null -- true >/dev/null 2>&1 && record=emulate
+can_emulate "$PWD/build" && record=emulate
 bench/decisions-bench.sh --record "$record"
 echo "== module groups (LIPO) against sfdo file by file and -flto (bench/lipo-bench.sh)"
 rc=0; bench/lipo-bench.sh || rc=$?   # emulated PMU where there is one

@@ -29,7 +29,7 @@ BUILD=$PWD/build
 for t in sfdo-record sfdo-convert samplefdo.so; do
     [[ -e $BUILD/$t ]] || { echo "treeprof-bench: $BUILD/$t is missing; run make first" >&2; exit 1; }
 done
-"$BUILD/sfdo-record" --emulate --stat -o /dev/null -- true >/dev/null 2>&1 ||
+can_emulate "$BUILD" ||
     { echo "SKIP: treeprof-bench: sfdo-record --emulate does not run here" >&2; exit 77; }
 SRC=$BUILD/treeprof-src
 rc=0
