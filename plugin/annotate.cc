@@ -532,7 +532,7 @@ any_sampled_block (const struct sfdo_fn_counts *c)
    up, and the optimized dump of GCC's merge_block.c reports an "Invalid
    sum").  SAMPLED says whether a block caught a sample: such a body keeps
    its measurements.  A function entered (ENTRIES, -1 if unknown) fewer
-   than SFDO_SHAPE_MIN_ENTRIES times keeps the flow's path: a few entries
+   than MIN_ENTRIES (SFDO_SHAPE_MIN_ENTRIES) times keeps the flow's path: a few entries
    took a few paths, and spread over
    every arm GCC guesses even (and round a loop as often as GCC guesses)
    they gave error paths counts, and the functions called there lost their
@@ -546,12 +546,12 @@ any_sampled_block (const struct sfdo_fn_counts *c)
 
 static int64_t *
 unsampled_shape (const struct sfdo_fn_counts *c, const double *static_rate,
-		 int64_t entries, bool sampled)
+		 int64_t entries, int64_t min_entries, bool sampled)
 {
   basic_block bb;
   int64_t *shape;
 
-  if (!static_rate || sampled || entries < SFDO_SHAPE_MIN_ENTRIES)
+  if (!static_rate || sampled || entries < min_entries)
     return NULL;
   shape = XDUPVEC (int64_t, c->raw, c->nblocks);
   FOR_EACH_BB_FN (bb, cfun)
@@ -566,7 +566,7 @@ unsampled_shape (const struct sfdo_fn_counts *c, const double *static_rate,
 void
 sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
 		      uint64_t head, const double *static_rate,
-		      struct sfdo_fn_counts *c)
+		      bool shape_any, struct sfdo_fn_counts *c)
 {
   basic_block bb;
   unsigned *first;
@@ -610,7 +610,8 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
     return;
   forget_merged_arms (c->raw);
   sampled = any_sampled_block (c);
-  shape = unsampled_shape (c, static_rate, c->raw[ENTRY_BLOCK], sampled);
+  shape = unsampled_shape (c, static_rate, c->raw[ENTRY_BLOCK],
+			   shape_any ? 1 : SFDO_SHAPE_MIN_ENTRIES, sampled);
   g = build_network (c, shape ? shape : c->raw);
   XDELETEVEC (shape);
   sfdo_flow_set_sample_weight (g, sfdo_sample_weight (typical_block_size ()));

@@ -44,10 +44,11 @@ struct sfdo_fn_counts
    nonzero, replaces the profile's entry count (the calls into the
    function this unit makes, when they say more).  STATIC_RATE
    (sfdo_static_rates, or NULL) shapes a body that was entered but caught
-   no sample.  */
+   no sample, however few its entries when SHAPE_ANY (a function that ran
+   only because a function it calls did: its one call must have run).  */
 void sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
 			   uint64_t head, const double *static_rate,
-			   struct sfdo_fn_counts *c);
+			   bool shape_any, struct sfdo_fn_counts *c);
 
 void sfdo_fn_counts_free (struct sfdo_fn_counts *c);
 

@@ -37,8 +37,10 @@
    -fprofile-use marks a function its training run never entered
    (profile.cc: GUESSED_GLOBAL0 counts).  handle_missing_profiles, run
    after the whole unit is annotated, takes that back where a caller with
-   a count calls it (as it does for -fprofile-use).  A function the profile
-   does not list at all keeps GCC's static estimate.  */
+   a count calls it (as it does for -fprofile-use), and pass.cc's
+   revive_callers the other way round, where only callers marked so can
+   have entered a function that ran.  A function the profile does not
+   list at all keeps GCC's static estimate.  */
 
 #include "gcc-plugin.h"
 #include "config.h"

@@ -21,7 +21,8 @@
      3. annotation: measured counts, flow, real zeros, counts onto the
 	CFG, loop estimates; functions the profiled binary never ran are
 	marked unlikely; then entry counts made to agree with the calls
-	this unit makes into them;
+	this unit makes into them, and callers marked unlikely that alone
+	can have entered a function that ran given counts;
      4. once all counts are in: frequencies, call edges, value histograms
 	and their transformations, the consistency check;
      5. handle_missing_profiles, as after -fprofile-use.
@@ -261,7 +262,7 @@ dump_gcc_counts (void)
 	struct sfdo_fn_counts c;
 	struct sfdo_prof_func *f = sfdo_profile_of (node->decl, &extra);
 	push_cfun (DECL_STRUCT_FUNCTION (node->decl));
-	sfdo_annotate_blocks (f, false, 0, NULL, &c);
+	sfdo_annotate_blocks (f, false, 0, NULL, false, &c);
 	note_match (node, f);
 	record_match (node, f, &c, &seen);
 	if (sfdo_opts.dump)
@@ -451,28 +452,31 @@ forget_static_rates (void)
 }
 
 /* Stage 3 for the current function (of NODE, profile F): its counts
-   onto the CFG, with HEAD (when nonzero) as its entry count.  SEEN (NULL
-   on a second annotation) collects the statistics.  */
+   onto the CFG, with HEAD (when nonzero) as its entry count, even where
+   F says the function never ran; REVIVED when a callee says it ran
+   (revive_callers).  SEEN (NULL on a second annotation) collects the
+   statistics.  */
 
 static void
 annotate_function (cgraph_node *node, const struct sfdo_prof_func *f,
-		   uint64_t head, hash_set<const struct sfdo_prof_func *> *seen)
+		   uint64_t head, bool revived,
+		   hash_set<const struct sfdo_prof_func *> *seen)
 {
   struct sfdo_fn_counts c;
   bool *zeros;
   unsigned estimates;
   double **rates;
 
-  if (sfdo_profiled_but_never_ran (f))
+  rates = &static_rates->get_or_insert (node->decl);
+  if (seen)
+    *rates = sfdo_static_rates ();
+  if (!head && sfdo_profiled_but_never_ran (f))
     {
       sfdo_mark_never_ran (node);
       record_match (node, f, NULL, seen);
       return;
     }
-  rates = &static_rates->get_or_insert (node->decl);
-  if (seen)
-    *rates = sfdo_static_rates ();
-  sfdo_annotate_blocks (f, true, head, *rates, &c);
+  sfdo_annotate_blocks (f, true, head, *rates, revived, &c);
   zeros = sfdo_find_real_zeros (&c, *rates);
   sfdo_write_counts (node, &c, zeros);
   if (seen && tracer_would_undo_if_conversion (&c))
@@ -557,12 +561,158 @@ reconcile_entries (vec<sfdo_annotated> *annotated)
 	  if (!want)
 	    continue;
 	  push_cfun (DECL_STRUCT_FUNCTION (a.first->decl));
-	  annotate_function (a.first, a.second, want, NULL);
+	  annotate_function (a.first, a.second, want, false, NULL);
 	  pop_cfun ();
 	  changed = true;
 	}
       if (!changed)
 	break;
+    }
+}
+
+/* Functions the profile says never ran, marked so (hotcold.h).  */
+typedef hash_map<cgraph_node *, struct sfdo_prof_func *> sfdo_dead_map;
+
+/* Into FOUND, the functions of DEAD through which the entries of NODE
+   came, walking up through callers that have no count of their own (the
+   profiled binary inlined them).  False when the entries are explained:
+   a caller ran by its count, or NODE or such a caller may be called from
+   outside the unit or through a pointer.  VISITED stops the walk at
+   cycles.  */
+
+static bool
+entries_unexplained (cgraph_node *node, sfdo_dead_map *dead,
+		     hash_set<cgraph_node *> *visited,
+		     vec<cgraph_node *> *found)
+{
+  if (!node->only_called_directly_p ())
+    return false;
+  for (cgraph_edge *e = node->callers; e; e = e->next_caller)
+    {
+      cgraph_node *caller = e->caller->inlined_to
+			    ? e->caller->inlined_to : e->caller;
+      if (visited->add (caller))
+	continue;
+      if (dead->get (caller))
+	found->safe_push (caller);
+      else if (caller->count.ipa ().nonzero_p ()
+	       || !entries_unexplained (caller, dead, visited, found))
+	return false;
+    }
+  return true;
+}
+
+/* How many times the function of NODE could have run and still, likely,
+   caught no sample: the entries at which its blocks, run at GCC's static
+   rates, expect half a sample between them (the converter's estimate of
+   an unseen entry too), and below the hot threshold: a body without a
+   sample is not hot by the profile's own scale.  */
+
+static gcov_type
+unsampled_entries_bound (cgraph_node *node)
+{
+  double **rates = static_rates->get (node->decl);
+  double per_entry = 0;
+  basic_block bb;
+
+  push_cfun (DECL_STRUCT_FUNCTION (node->decl));
+  FOR_EACH_BB_FN (bb, cfun)
+    per_entry += sfdo_expected_samples (1, sfdo_block_size (bb))
+		 * (rates && *rates ? (*rates)[bb->index] : 1.0);
+  pop_cfun ();
+  gcov_type bound = per_entry > 0 ? (gcov_type) MIN (0.5 / per_entry, 1e18)
+				  : 1;
+  return MAX (MIN (bound, get_hot_bb_threshold () - 1), 1);
+}
+
+/* Of the never-run callers FOUND, the one that most likely ran: the one
+   that could run most often without a sample (the likeliest way for it to
+   have hidden from the sampler).  Into *ENTRIES, that bound, or ENTRIES
+   if it is smaller.  */
+
+static cgraph_node *
+likeliest_caller (vec<cgraph_node *> *found, gcov_type *entries)
+{
+  cgraph_node *best = NULL;
+  gcov_type best_bound = 0;
+
+  for (cgraph_node *caller : *found)
+    {
+      gcov_type bound = unsampled_entries_bound (caller);
+      if (!best || bound > best_bound)
+	{
+	  best = caller;
+	  best_bound = bound;
+	}
+    }
+  *entries = MAX (MIN (*entries, best_bound), 1);
+  return best;
+}
+
+/* Stage 3c: callers that ran because their callee did.  A short wrapper
+   called a few hundred times may catch no sample, and hotcold.h marks it
+   never run; GCC's ipa-profile then marks a local function unlikely when
+   every caller is (ipa_propagate_frequency), so a callee with samples of
+   its own (SQLite's sqlite3Prepare, behind sqlite3LockAndPrepare and
+   sqlite3_prepare_v2) went to .text.unlikely with its callers.  Where
+   only such callers can have entered a function whose own copy the
+   profiled binary entered (OWN_HEADS, before inline instances were added
+   to it: those came from calls that may be inlined now), one of them ran.
+   The profile cannot tell which: the one likeliest to have run unsampled
+   is annotated again with the entries it can hold (likeliest_caller), and
+   the walk goes on up from it.  Reviving them all made SQLite's rare
+   trigger and sorter paths run, which -fprofile-use finds never ran.  */
+
+static void
+revive_callers (vec<sfdo_annotated> *annotated,
+		hash_map<cgraph_node *, gcov_type> *own_heads)
+{
+  sfdo_dead_map dead;
+  hash_map<cgraph_node *, gcov_type> entered;
+
+  if (!sfdo_family_on (SFDO_FAMILY_HOTCOLD))
+    return;
+  for (const sfdo_annotated &a : *annotated)
+    {
+      gcov_type *head = own_heads->get (a.first);
+      if (sfdo_profiled_but_never_ran (a.second))
+	dead.put (a.first, a.second);
+      else if (head && *head > 0)
+	entered.put (a.first, *head);
+    }
+  while (entered.elements () && dead.elements ())
+    {
+      hash_map<cgraph_node *, gcov_type> want;
+      for (auto it = entered.begin (); it != entered.end (); ++it)
+	{
+	  hash_set<cgraph_node *> visited;
+	  auto_vec<cgraph_node *> found;
+	  visited.add ((*it).first);
+	  if (entries_unexplained ((*it).first, &dead, &visited, &found)
+	      && !found.is_empty ())
+	    {
+	      gcov_type entries = (*it).second;
+	      cgraph_node *caller = likeliest_caller (&found, &entries);
+	      want.get_or_insert (caller) += entries;
+	    }
+	}
+      entered.empty ();
+      for (auto it = want.begin (); it != want.end (); ++it)
+	{
+	  cgraph_node *caller = (*it).first;
+	  if (dump_file)
+	    fprintf (dump_file, "samplefdo: %s ran %" PRId64 " times: a "
+		     "function only callers never run can call ran\n",
+		     caller->dump_name (), (int64_t) (*it).second);
+	  push_cfun (DECL_STRUCT_FUNCTION (caller->decl));
+	  annotate_function (caller, *dead.get (caller), (*it).second, true,
+			     NULL);
+	  pop_cfun ();
+	  dead.remove (caller);
+	  sfdo_stats.unlikely_functions--;
+	  sfdo_stats.revived_functions++;
+	  entered.put (caller, (*it).second);
+	}
     }
 }
 
@@ -641,6 +791,7 @@ pass_sfdo::execute (function *)
   auto_vec<sfdo_annotated> annotated;
   auto_vec<struct sfdo_prof_func *> moved;
   sfdo_extra_map extra;
+  hash_map<cgraph_node *, gcov_type> own_heads;
   cgraph_node *node;
   unsigned i;
   struct sfdo_prof_func *copy;
@@ -654,6 +805,12 @@ pass_sfdo::execute (function *)
   sfdo_install_profile_info ();
   static_rates = new hash_map<tree, double *>;
   realign_stale_profiles (&extra, &moved);
+  FOR_EACH_FUNCTION_WITH_GIMPLE_BODY (node)
+    {
+      struct sfdo_prof_func *f = sfdo_profile_of (node->decl, &extra);
+      if (f && own_body_p (node))
+	own_heads.put (node, (gcov_type) MIN (f->head, (uint64_t) INT64_MAX));
+    }
   prepare_inlining (&extra);
   FOR_EACH_FUNCTION_WITH_GIMPLE_BODY (node)
     {
@@ -668,12 +825,13 @@ pass_sfdo::execute (function *)
 	  continue;
 	}
       push_cfun (DECL_STRUCT_FUNCTION (node->decl));
-      annotate_function (node, f, 0, &seen);
+      annotate_function (node, f, 0, false, &seen);
       pop_cfun ();
       annotated.safe_push (std::make_pair (node, f));
     }
   mark_thunks_never_ran (&extra);
   reconcile_entries (&annotated);
+  revive_callers (&annotated, &own_heads);
   forget_static_rates ();
   /* Value profiles name indirect-call targets by profile id: GCC's for
      every function, then the plugin's for file-local ones (icall.cc), and

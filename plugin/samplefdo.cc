@@ -191,10 +191,12 @@ print_stats (void)
 	   "bodies; %u call counts from inline instances\n",
 	   SFDO_PLUGIN_NAME, unit, s->known_blocks, s->blocks,
 	   s->moved_inlinees, s->call_counts_from_inlinees);
-  fprintf (stderr, "%s: %s: %u blocks never ran, %u functions never ran; "
+  fprintf (stderr, "%s: %s: %u blocks never ran, %u functions never ran "
+	   "(%u more ran because a function they call did); "
 	   "%u calls inlined as the profiled binary did; %u loop estimates; "
 	   "%u indirect-call and %u value histograms\n",
 	   SFDO_PLUGIN_NAME, unit, s->zero_blocks, s->unlikely_functions,
+	   s->revived_functions,
 	   s->replayed_inlines, s->loop_estimates, s->icall_histograms,
 	   s->value_histograms);
   if (s->tracer_off)

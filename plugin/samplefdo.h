@@ -103,6 +103,7 @@ struct sfdo_stats
   unsigned blocks, known_blocks;
   unsigned moved_inlinees;
   unsigned zero_blocks, unlikely_functions;
+  unsigned revived_functions;   /* never-run callers of functions that ran */
   unsigned tracer_off;          /* functions -ftracer was turned off in */
   unsigned replayed_inlines, call_counts_from_inlinees;
   unsigned loop_estimates;

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # 54-decide-function-sections.sh - a function of the profiled binary that
 # never ran goes to .text.unlikely and a hot one to .text.hot, as
-# -fprofile-use places them; plain -O2 leaves both in .text.
+# -fprofile-use places them; plain -O2 leaves both in .text.  A function
+# that ran stays out of .text.unlikely when the only callers that can
+# have entered it caught no sample.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/decide.sh"
@@ -19,3 +21,37 @@ done
 [[ $(decide_section o2 sections.c report_usage) == .text ]] ||
   fail "plain -O2 already moves report_usage: the test shows nothing"
 echo "report_usage in .text.unlikely and mix in .text.hot, by PGO and by sfdo"
+
+# A function that ran, behind a wrapper that caught no sample: the
+# profile (fixed, to hold the counts where it shows) calls digest_checked
+# never run and gives digest 30 entries, far under the hot threshold
+# that spin's count sets.  GCC's ipa-profile marks a file-local function
+# unlikely when all of its callers are, so digest followed its wrapper to
+# .text.unlikely.  Only digest_checked can have called digest, so it ran
+# too (rarely: not hot).
+W=$TEST_TMP/wrapped.prof
+cat > "$W" <<'PROF'
+# sfdo-profile: 1
+# mode: ip
+# event: instructions:u:emulated period=49999 samples=5000
+# tool: sfdo-convert 0.1.0
+# samples: used=5000 dropped=0
+spin:1000000000:1
+ 2: 1000000000
+digest:200000:30
+ 3.3: 100000
+ 4.3: 100000
+digest_checked:0:0
+PROF
+D=$SFDO_ROOT/tests/e2e/data/decide
+decide_build wrapped --profile "$W" "$D/wrapped.c" "$D/wrapped_main.c" -- -g
+for v in pgo sfdo; do
+  for f in digest digest_checked; do
+    s=$(decide_section $v wrapped.c $f)
+    [[ $s == .text ]] || fail "$v: $f is in '$s', not .text"
+  done
+done
+grep -q 'functions never ran (1 more ran because a function they call did)' \
+  "$DECIDE_DIR/sfdo/plugin.err" ||
+  fail "the plugin does not report digest_checked as run: $(grep 'never ran' "$DECIDE_DIR/sfdo/plugin.err")"
+echo "digest and its unsampled wrapper digest_checked in .text, by PGO and by sfdo"
