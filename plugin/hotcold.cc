@@ -8,7 +8,12 @@
    block may have run without being sampled.  It is believed when the
    region of unsampled blocks (to which the flow solution gives nothing)
    would have caught SFDO_ZERO_EVIDENCE (a quarter) samples or more had
-   every edge into it been taken as often as its source ran.  The bound
+   every edge into it been taken as often as its source ran, provided the
+   profile measured one of its blocks: a region whose lines the profile
+   does not hold at all had no code in the profiled binary to sample
+   (Lua's getgclist, inlined into propagatemark, where jump threading
+   merged its switch into the caller's: its case blocks went to the cold
+   partition and ran 900 thousand times there on the small input).  The bound
    is low on purpose: what a wrong zero costs is a jump to the cold
    partition each time the region runs, and a region that stayed
    unsampled at that much evidence ran rarely.  Measured on the decisions
@@ -104,7 +109,7 @@ sfdo_find_real_zeros (const struct sfdo_fn_counts *c,
   int n = c->nblocks;
   int *parent;
   double *evidence, *region_rate;
-  bool *candidate, *zero;
+  bool *candidate, *measured, *zero;
   basic_block bb;
   edge e;
   edge_iterator ei;
@@ -116,6 +121,7 @@ sfdo_find_real_zeros (const struct sfdo_fn_counts *c,
   evidence = XCNEWVEC (double, n);
   region_rate = XCNEWVEC (double, n);
   candidate = XCNEWVEC (bool, n);
+  measured = XCNEWVEC (bool, n);
   zero = XCNEWVEC (bool, n);
   FOR_ALL_BB_FN (bb, cfun)
     {
@@ -142,17 +148,20 @@ sfdo_find_real_zeros (const struct sfdo_fn_counts *c,
 	    += sfdo_expected_samples (c->block[e->src->index],
 				      sfdo_block_size (bb));
   /* A region's static rate: its most frequent block's, by GCC's estimate,
-     per entry of the function (1 where there is none).  */
+     per entry of the function (1 where there is none); and whether the
+     profile measured any of its blocks.  */
   FOR_EACH_BB_FN (bb, cfun)
     if (candidate[bb->index])
       {
-	double *rate = &region_rate[region_of (parent, bb->index)];
-	*rate = MAX (*rate, static_rate && bb->index < n
-			    ? static_rate[bb->index] : 1.0);
+	int r = region_of (parent, bb->index);
+	region_rate[r] = MAX (region_rate[r], static_rate && bb->index < n
+					      ? static_rate[bb->index] : 1.0);
+	measured[r] |= c->raw[bb->index] == 0;
       }
   FOR_EACH_BB_FN (bb, cfun)
     if (candidate[bb->index]
-	&& (evidence[region_of (parent, bb->index)] >= SFDO_ZERO_EVIDENCE
+	&& ((measured[region_of (parent, bb->index)]
+	     && evidence[region_of (parent, bb->index)] >= SFDO_ZERO_EVIDENCE)
 	    || (ran
 		&& sfdo_statically_rare (region_rate[region_of (parent,
 								bb->index)]))))
@@ -164,6 +173,7 @@ sfdo_find_real_zeros (const struct sfdo_fn_counts *c,
   XDELETEVEC (evidence);
   XDELETEVEC (region_rate);
   XDELETEVEC (candidate);
+  XDELETEVEC (measured);
   return zero;
 }
 
