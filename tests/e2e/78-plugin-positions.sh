@@ -6,7 +6,10 @@
 #   (b) two divisions on one line, in blocks of discriminators 1 and 2,
 #       each take the histogram of their own discriminator: swapping the
 #       histograms in the profile swaps the constants GCC specialises;
-#   (c) dump=FILE appends: two compiles leave both units' blocks.
+#   (c) dump=FILE appends: two compiles leave both units' blocks;
+#   (d) a block whose discriminator the profile lacks is unmeasured where
+#       the profile holds others for its line, and takes the line's count
+#       where the profile holds only one.
 # Profiles are written by hand, so every count is known.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -80,4 +83,27 @@ for unit in stale:stale div:div38; do
 done
 grep -q '^function f$' both.dump && grep -q '^function pick$' both.dump ||
   fail "dump=FILE did not keep both units: $(grep '^function' both.dump | paste -sd' ')"
-echo "$TEST_NAME: stale warning at the declaration; divisions by discriminator ($s38, swapped $s83); dump appends"
+
+# (d) A block whose discriminator the profile lacks: where the profile
+# tells the line's blocks apart (several discriminators), the profiled
+# binary had no code of its own there, and the block is unmeasured (raw
+# -1), not given the line's largest count; where the profile holds one
+# count for the line (a line table that kept no discriminators), every
+# block of the line takes it.
+raw_by_disc() {   # PROFILE: "disc:raw" of pick's blocks on line 1
+    rm -f disc.dump
+    gcc -O2 -g -c div.c -o div.o "${PLUGIN[@]}" -fplugin-arg-samplefdo-profile="$1" \
+      -fplugin-arg-samplefdo-dump=disc.dump 2> div.err ||
+      fail "the build with $1 failed: $(cat div.err)"
+    awk '/^function pick$/ {f=1; next} /^function/ {f=0}
+         f && $4 == "1" {print $NF ":" $6}' disc.dump | sort -n | paste -sd' '
+}
+printf '# sfdo-profile: 1\npick:30000:10000\n 0: 10000\n 0.1: 90000\n 0.4: 10000\n' > lost.prof
+printf '# sfdo-profile: 1\npick:30000:10000\n 0: 10000\n' > one.prof
+lost=$(raw_by_disc lost.prof)
+one=$(raw_by_disc one.prof)
+[[ " $lost " == *" 2:-1 "* && " $lost " == *" 1:90000 "* ]] ||
+  fail "discriminator 2, absent where the line has three, is not unmeasured: $lost"
+[[ " $one " == *" 2:10000 "* && " $one " == *" 1:10000 "* ]] ||
+  fail "a line with one count did not give it to its other discriminators: $one"
+echo "$TEST_NAME: stale warning at the declaration; divisions by discriminator ($s38, swapped $s83); dump appends; a discriminator the profile lacks ($lost; one count: $one)"
