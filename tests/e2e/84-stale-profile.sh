@@ -92,7 +92,7 @@ edits = {
     "inside": lambda: s.replace(inside, inside + "      v += i & 1;\n"
                                 "      v ^= v >> 29;\n"),
     "delete": lambda: s.replace(inside, "").replace(
-        "      if ((v & 0xffff) == 0)\n        {\n          rare++;\n"
+        "      if ((v & 0xfffff) == 0)\n        {\n          rare++;\n"
         "          report (\"rare\", rare);\n        }\n", ""),
     "branch": lambda: s.replace(inside, "      if (v == 42)\n"
                                 "        report (\"answer\", v);\n"),

@@ -61,7 +61,7 @@ mix_all (long n)
         acc = fold_odd (acc, v);
       else
         acc = fold_even (acc, v);
-      if ((v & 0xffff) == 0)
+      if ((v & 0xfffff) == 0)
         {
           rare++;
           report ("rare", rare);
