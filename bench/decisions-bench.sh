@@ -19,8 +19,9 @@
 #     +loops   trip-count estimates
 #     +icall   indirect and virtual call promotion
 #     +values  division and string-operation specialisation (= sfdo)
-#   and sfdo without -ftracer, and with its counts given AFDO or PRECISE
-#   quality instead of ADJUSTED.  Then:
+#   and sfdo without -ftracer, with its counts given AFDO or PRECISE
+#   quality instead of ADJUSTED, and from a recording at a tenth of the
+#   period (dense: what ten runs merged would hold).  Then:
 #     1. decisions (bench/decisions.py): per family, how many PGO made and
 #        the share sfdo makes too, and the share of sfdo's it does not;
 #     2. instructions and taken jumps of one run of a small ref input, by
@@ -102,6 +103,7 @@ flags_of() {
         pgo) echo "$common -fprofile-use -Wno-missing-profile" ;;
         notracer) echo "$common -fplugin=$plugin -fplugin-arg-samplefdo-profile=$prof -fno-tracer" ;;
         afdo|precise) echo "$common -fplugin=$plugin -fplugin-arg-samplefdo-profile=$prof -fplugin-arg-samplefdo-quality=$v" ;;
+        dense) echo "$common -fplugin=$plugin -fplugin-arg-samplefdo-profile=$WORK/prof/$p/dense.prof" ;;
         *) echo "$common -fplugin=$plugin -fplugin-arg-samplefdo-profile=$prof $(ladder_args "$v")" ;;
     esac
 }
@@ -116,24 +118,31 @@ build_one() {   # PROG VARIANT [DIR]: the instrumented build goes to pgo/,
         { tail -20 "$d/build.log" >&2; die "building $1 $2 failed"; }
 }
 
-record_train() {   # PROG
-    local p=$1 d=$WORK/prof/$1 bin
+record_train() {   # PROG NAME PERIOD: PROG's train run into NAME.prof
+    local p=$1 name=$2 period=$3 d=$WORK/prof/$1 bin
     mkdir -p "$d"
     bin=$WORK/build/$p/O2/$(prog_binary "$p")
     # The timer: sfdo-record's default stack copies give the call edges
     # (the -O2 build keeps no frame pointers for -g).
-    local opts=(-c 50000 --regs)
-    [[ $RECORD == emulate ]] && opts=(--emulate -c 20011 -b --regs)
-    (cd "$d" && "$BUILD/sfdo-record" -q -o train.data "${opts[@]}" -- \
-        sh -c "$(run_cmd "$p" "$bin" train)" > /dev/null 2> record.err) ||
-        die "recording $p failed: $(head -3 "$d/record.err")"
-    "$BUILD/sfdo-convert" -q -o "$d/sfdo.prof" "$d/train.data" "$bin" ||
+    local opts=(-c "$period" --regs)
+    [[ $RECORD == emulate ]] && opts=(--emulate -c "$period" -b --regs)
+    (cd "$d" && "$BUILD/sfdo-record" -q -o "$name.data" "${opts[@]}" -- \
+        sh -c "$(run_cmd "$p" "$bin" train)" > /dev/null 2> "$name.err") ||
+        die "recording $p failed: $(head -3 "$d/$name.err")"
+    "$BUILD/sfdo-convert" -q -o "$d/$name.prof" "$d/$name.data" "$bin" ||
         die "converting $p failed"
 }
+# The recording's period, and a tenth of it for "dense": ten times the
+# samples, what ten such runs merged (or a fleet's profile) would hold.
+PERIOD=50000
+[[ $RECORD == emulate ]] && PERIOD=20011
+DENSE_PERIOD=5000
+[[ $RECORD == emulate ]] && DENSE_PERIOD=2003
 
-# Besides the ladder: sfdo without the tracer, and with the counts given
-# another quality (counts.cc explains the default, adjusted).
-EXTRA=(notracer afdo precise)
+# Besides the ladder: sfdo without the tracer, with the counts given
+# another quality (counts.cc explains the default, adjusted), and from
+# the dense recording.
+EXTRA=(notracer afdo precise dense)
 VARIANTS=(O2 O2x pgo "${LADDER[@]}" "${EXTRA[@]}")
 for p in "${PROGS[@]}"; do
     say "== $p: builds"
@@ -141,7 +150,8 @@ for p in "${PROGS[@]}"; do
     build_one "$p" pgo-gen pgo
     (cd "$WORK/build/$p/pgo" && sh -c "$(run_cmd "$p" "./$(prog_binary "$p")" train)" > /dev/null)
     build_one "$p" pgo
-    record_train "$p"
+    record_train "$p" sfdo "$PERIOD"
+    record_train "$p" dense "$DENSE_PERIOD"
     for v in O2x "${LADDER[@]}" "${EXTRA[@]}"; do build_one "$p" "$v"; done
     say "  built $p: ${VARIANTS[*]} ($(( $(date +%s) - START )) s)"
 done

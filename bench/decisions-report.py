@@ -21,9 +21,10 @@ LADDER = ("counts", "hotcold", "inline", "loops", "icall", "sfdo")
 RUNG = {"counts": "counts only", "hotcold": "+ hot/cold", "inline": "+ inlining",
         "loops": "+ loops", "icall": "+ indirect calls",
         "sfdo": "+ values (sfdo)"}
-EXTRAS = ("notracer", "afdo", "precise")
+EXTRAS = ("notracer", "afdo", "precise", "dense")
 EXTRA_NAMES = {"notracer": "sfdo -fno-tracer", "afdo": "sfdo, AFDO quality",
-               "precise": "sfdo, PRECISE quality"}
+               "precise": "sfdo, PRECISE quality",
+               "dense": "sfdo, dense recording (10x samples)"}
 NAMES = {"lua": "Lua 5.4.4", "sqlite": "SQLite 3.40.1 speedtest1"}
 
 
@@ -152,6 +153,12 @@ def main():
                                     "--regs`: taken branches with branch stacks, "
                                     "instructions, registers)" if a.record == "emulate"
                                     else "on the cpu-clock timer"))
+    out.append("- Dense: the same train run recorded at a tenth of the period "
+               "(%s), ten times the samples: what ten such recordings merged "
+               "(`sfdo-profile merge`), or a fleet's profile, would hold.  Its "
+               "decisions show how much of the gap to PGO is the sparse "
+               "sampling of rarely run code rather than the method."
+               % ("`-c 2003`" if a.record == "emulate" else "`-c 5000`"))
     out.append("- Variants: -O2; O2x (-O2 with the flags -fprofile-use adds, no "
                "profile); instrumented PGO; sfdo climbing the ladder, each rung "
                "turning one family of decisions on "
