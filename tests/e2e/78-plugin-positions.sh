@@ -9,7 +9,9 @@
 #   (c) dump=FILE appends: two compiles leave both units' blocks;
 #   (d) a block whose discriminator the profile lacks is unmeasured where
 #       the profile holds others for its line, and takes the line's count
-#       where the profile holds only one.
+#       where the profile holds only one;
+#   (e) a block measured zero that runs as often as a block measured
+#       running takes that count rather than the flow zeroing both.
 # Profiles are written by hand, so every count is known.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -106,4 +108,53 @@ one=$(raw_by_disc one.prof)
   fail "discriminator 2, absent where the line has three, is not unmeasured: $lost"
 [[ " $one " == *" 2:10000 "* && " $one " == *" 1:10000 "* ]] ||
   fail "a line with one count did not give it to its other discriminators: $one"
-echo "$TEST_NAME: stale warning at the declaration; divisions by discriminator ($s38, swapped $s83); dump appends; a discriminator the profile lacks ($lost; one count: $one)"
+
+# (e) A block measured zero that runs exactly as often as a block
+# measured a billion times (it post-dominates it and is dominated by it,
+# in the same loop): the zero is code the profiled binary merged away,
+# and the loop keeps its count.  The plugin before took the whole loop
+# to zero rather than raise that one block.
+cat > chain.c <<'EOC'
+__attribute__ ((noinline)) long
+chain (const long *v, long n)
+{
+  long s = 0;
+  for (long i = 0; i < n; i++)
+    {
+      s += v[i];
+      if (s & 1024)
+        s ^= 3;
+      s += v[i] >> 3;
+      if (s & 2048)
+        s ^= 5;
+    }
+  return s;
+}
+EOC
+cat > chain.prof <<'EOP'
+# sfdo-profile: 1
+# mode: ip
+# event: instructions:u:emulated period=49999 samples=5000
+chain:9000000000:10
+ 2: 10
+ 3: 1000000001
+ 3.1: 1000000002
+ 3.2: 1000000003
+ 5: 1000000004
+ 6: 1000000005
+ 7: 500000000
+ 8: 0
+ 9: 0
+ 10: 500000000
+ 12: 10
+EOP
+rm -f chain.dump
+gcc -O2 -g -c chain.c -o chain.o "${PLUGIN[@]}" -fplugin-arg-samplefdo-profile=chain.prof \
+  -fplugin-arg-samplefdo-dump=chain.dump 2> chain.err ||
+  fail "the build with chain.prof failed: $(cat chain.err)"
+body=$(awk '$4 == "7,8" {print $10}' chain.dump)
+merged=$(awk '$4 == "10,11" {print $10}' chain.dump)
+[[ -n $body && -n $merged ]] || fail "no block of lines 7,8 or 10,11 in: $(cat chain.dump)"
+(( body >= 1000000000 && merged >= 1000000000 )) ||
+  fail "the loop body lost its count to a block measured zero: lines 7,8 $body, lines 10,11 $merged"
+echo "$TEST_NAME: stale warning at the declaration; divisions by discriminator ($s38, swapped $s83); dump appends; a discriminator the profile lacks ($lost; one count: $one); a merged zero in a loop's class ($merged)"
