@@ -184,22 +184,23 @@ sfdo_innermost_profile (const struct sfdo_prof_func *f, gimple *stmt,
 }
 
 /* The count F records at (OFFSET, DISC); failing an exact match, the
-   line's count if F holds only one for it: the profiled binary's line
-   table kept no discriminators there (-O3's loop nests keep only 0).
-   Where F holds several, the profiled binary told that line's blocks
-   apart and had no code of its own at DISC: folded (a condition's
-   second operand known from the first) or merged into other lines' code
-   (the tails of Lua's opcode handlers), so it is not measured.  Taking
-   the line's largest count there gave three blocks of Lua's OP_IDIV 21
-   million executions each, which the flow then had to take out of the
-   interpreter's real paths.  Return false if F has nothing to say.  */
+   line's count where F holds no discriminator at all: the profiled
+   binary's line table kept none for the function (-O3's loop nests keep
+   only 0: GCC's init-array.c).  Where F holds some, the profiled binary
+   told blocks apart and had no code of its own at DISC: folded (the
+   second operand of 20050826-2.c's 'i == 1 && rta[i] != 0', known from
+   the first) or merged into other lines' code (the tails of Lua's opcode
+   handlers), so it is not measured.  Taking the line's largest count
+   there gave three blocks of Lua's OP_IDIV 21 million executions each,
+   which the flow then had to take out of the interpreter's real paths.
+   Return false if F has nothing to say.  */
 
 static bool
 line_count (const struct sfdo_prof_func *f, uint32_t offset, uint32_t disc,
 	    uint64_t *count)
 {
   const struct sfdo_prof_line *l = sfdo_prof_func_find_line (f, offset, disc);
-  unsigned records = 0;
+  bool found = false;
 
   if (l)
     {
@@ -208,12 +209,16 @@ line_count (const struct sfdo_prof_func *f, uint32_t offset, uint32_t disc,
     }
   *count = 0;
   for (size_t i = 0; i < f->nlines; i++)
-    if (f->lines[i].offset == offset)
-      {
-	records++;
-	*count = f->lines[i].count;
-      }
-  return records == 1;
+    {
+      if (f->lines[i].discriminator != 0)
+	return false;
+      if (f->lines[i].offset == offset)
+	{
+	  found = true;
+	  *count = MAX (*count, f->lines[i].count);
+	}
+    }
+  return found;
 }
 
 bool

@@ -8,8 +8,8 @@
 #       histograms in the profile swaps the constants GCC specialises;
 #   (c) dump=FILE appends: two compiles leave both units' blocks;
 #   (d) a block whose discriminator the profile lacks is unmeasured where
-#       the profile holds others for its line, and takes the line's count
-#       where the profile holds only one;
+#       the function's profile has discriminators, and takes the line's
+#       count where it has none;
 #   (e) a block measured zero that runs as often as a block measured
 #       running takes that count rather than the flow zeroing both.
 # Profiles are written by hand, so every count is known.
@@ -86,12 +86,12 @@ done
 grep -q '^function f$' both.dump && grep -q '^function pick$' both.dump ||
   fail "dump=FILE did not keep both units: $(grep '^function' both.dump | paste -sd' ')"
 
-# (d) A block whose discriminator the profile lacks: where the profile
-# tells the line's blocks apart (several discriminators), the profiled
-# binary had no code of its own there, and the block is unmeasured (raw
-# -1), not given the line's largest count; where the profile holds one
-# count for the line (a line table that kept no discriminators), every
-# block of the line takes it.
+# (d) A block whose discriminator the profile lacks: where the
+# function's profile has discriminators (the profiled binary told blocks
+# apart), it had no code of its own there, and the block is unmeasured
+# (raw -1), not given the line's largest count; where the profile holds
+# none for the function (a line table that kept no discriminators), every
+# block of the line takes the line's count.
 raw_by_disc() {   # PROFILE: "disc:raw" of pick's blocks on line 1
     rm -f disc.dump
     gcc -O2 -g -c div.c -o div.o "${PLUGIN[@]}" -fplugin-arg-samplefdo-profile="$1" \
@@ -102,12 +102,16 @@ raw_by_disc() {   # PROFILE: "disc:raw" of pick's blocks on line 1
 }
 printf '# sfdo-profile: 1\npick:30000:10000\n 0: 10000\n 0.1: 90000\n 0.4: 10000\n' > lost.prof
 printf '# sfdo-profile: 1\npick:30000:10000\n 0: 10000\n' > one.prof
+printf '# sfdo-profile: 1\npick:30000:10000\n 0: 10000\n 1.1: 500\n' > kept.prof
 lost=$(raw_by_disc lost.prof)
 one=$(raw_by_disc one.prof)
+kept=$(raw_by_disc kept.prof)
 [[ " $lost " == *" 2:-1 "* && " $lost " == *" 1:90000 "* ]] ||
   fail "discriminator 2, absent where the line has three, is not unmeasured: $lost"
 [[ " $one " == *" 2:10000 "* && " $one " == *" 1:10000 "* ]] ||
   fail "a line with one count did not give it to its other discriminators: $one"
+[[ " $kept " == *" 2:-1 "* && " $kept " == *" 0:10000 "* ]] ||
+  fail "where the function's profile has a discriminator elsewhere, discriminator 2 took line 0's one count: $kept"
 
 # (e) A block measured zero that runs exactly as often as a block
 # measured a billion times (it post-dominates it and is dominated by it,
