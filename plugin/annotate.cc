@@ -507,6 +507,25 @@ split_unmeasured_branch (struct sfdo_fn_counts *c, basic_block bb,
     }
 }
 
+/* The largest count in RAW among the blocks above BB in the DIR tree
+   (dominators, or post-dominators) that BB's other relation, ACROSS,
+   puts below it, in BB's loop: blocks that run exactly as often as BB.  */
+
+static int64_t
+class_count_along (const int64_t *raw, basic_block bb, enum cdi_direction dir,
+		   enum cdi_direction across)
+{
+  int64_t most = -1;
+
+  for (basic_block a = get_immediate_dominator (dir, bb);
+       a && a != ENTRY_BLOCK_PTR_FOR_FN (cfun)
+       && a != EXIT_BLOCK_PTR_FOR_FN (cfun);
+       a = get_immediate_dominator (dir, a))
+    if (a->loop_father == bb->loop_father && dominated_by_p (across, a, bb))
+      most = MAX (most, raw[a->index]);
+  return most;
+}
+
 /* The largest count measured among the blocks that run exactly as often
    as BB in RAW: those it dominates and that post-dominate it, and those
    that dominate it and it post-dominates, in the same loop (GCC's
@@ -515,21 +534,10 @@ split_unmeasured_branch (struct sfdo_fn_counts *c, basic_block bb,
 static int64_t
 class_count (const int64_t *raw, basic_block bb)
 {
-  int64_t most = -1;
-
-  for (basic_block d = get_immediate_dominator (CDI_DOMINATORS, bb);
-       d && d != ENTRY_BLOCK_PTR_FOR_FN (cfun);
-       d = get_immediate_dominator (CDI_DOMINATORS, d))
-    if (d->loop_father == bb->loop_father
-	&& dominated_by_p (CDI_POST_DOMINATORS, d, bb))
-      most = MAX (most, raw[d->index]);
-  for (basic_block p = get_immediate_dominator (CDI_POST_DOMINATORS, bb);
-       p && p != EXIT_BLOCK_PTR_FOR_FN (cfun);
-       p = get_immediate_dominator (CDI_POST_DOMINATORS, p))
-    if (p->loop_father == bb->loop_father
-	&& dominated_by_p (CDI_DOMINATORS, p, bb))
-      most = MAX (most, raw[p->index]);
-  return most;
+  return MAX (class_count_along (raw, bb, CDI_DOMINATORS,
+				 CDI_POST_DOMINATORS),
+	      class_count_along (raw, bb, CDI_POST_DOMINATORS,
+				 CDI_DOMINATORS));
 }
 
 /* What the flow solver takes for the measurements of the current
