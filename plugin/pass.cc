@@ -524,6 +524,25 @@ sum_calls (vec<sfdo_annotated> *annotated, hash_map<tree, gcov_type> *calls)
     }
 }
 
+/* Whether NODE's ENTRY count agrees with the SUM of the calls into it
+   by GCC's own test (cgraph_node::dump, "Invalid sum of caller
+   counts"): within 1% for a function only this unit calls, and only
+   directly; at least 99% of it for any other.  GCC compares the entry
+   with the sum, in that order: the other order rounds a 1.15% shortfall
+   to "within 1%" (a recording of e2e 66's peel.c: 24929 against
+   25217).  */
+
+static bool
+entry_agrees (cgraph_node *node, profile_count entry, gcov_type sum)
+{
+  profile_count calls = profile_count::from_gcov_type (sum, entry.quality ());
+
+  if (node->only_called_directly_p ())
+    return !entry.differs_from_p (calls);
+  return !(entry > profile_count::from_gcov_type (100, entry.quality ())
+	   && entry < calls.apply_scale (99, 100));
+}
+
 /* Stage 3b: entry counts that agree with the calls into them.  A call's
    count comes from its caller's samples and an entry count from the
    callee's, and sampling leaves them apart; GCC's inliner scales a
@@ -554,9 +573,7 @@ reconcile_entries (vec<sfdo_annotated> *annotated)
 	  /* A zero entry under calls is worse than imprecise: GCC drops
 	     the profile of a function its callers call but that was never
 	     entered (handle_missing_profiles).  */
-	  if (entry.nonzero_p ()
-	      && !profile_count::from_gcov_type (want, entry.quality ())
-		    .differs_from_p (entry))
+	  if (entry.nonzero_p () && entry_agrees (a.first, entry, *sum))
 	    continue;
 	  if (!want)
 	    continue;
