@@ -612,27 +612,40 @@ any_sampled_block (const struct sfdo_fn_counts *c)
 #define SFDO_SHAPE_MIN_ENTRIES 100
 
 static int64_t *
-unsampled_shape (const struct sfdo_fn_counts *c, const double *static_rate,
+unsampled_shape (const struct sfdo_fn_counts *c,
+		 const struct sfdo_static_estimate *estimate,
 		 int64_t entries, int64_t min_entries, bool sampled)
 {
   basic_block bb;
   int64_t *shape;
 
-  if (!static_rate || sampled || entries < min_entries)
+  if (!estimate || sampled || entries < min_entries)
     return NULL;
   shape = XDUPVEC (int64_t, c->raw, c->nblocks);
   FOR_EACH_BB_FN (bb, cfun)
     {
-      double want = (double) entries * static_rate[bb->index];
-      shape[bb->index] = sfdo_statically_rare (static_rate[bb->index])
-			 ? 0 : (int64_t) MIN (want, 1e18);
+      double rate = sfdo_static_rate (estimate, bb);
+      shape[bb->index] = sfdo_statically_rare (rate)
+			 ? 0 : (int64_t) MIN ((double) entries * rate, 1e18);
     }
   return shape;
 }
 
 void
+sfdo_prepare_loops (void)
+{
+  /* fill_counted_loops asks GCC for trip counts, which needs loops with
+     preheaders; GCC's loop passes would add them anyway.  */
+  if (current_loops && number_of_loops (cfun) > 1
+      && (!loops_state_satisfies_p (LOOPS_HAVE_PREHEADERS)
+	  || loops_state_satisfies_p (LOOPS_MAY_HAVE_MULTIPLE_LATCHES)))
+    loop_optimizer_init (LOOPS_NORMAL);
+}
+
+void
 sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
-		      uint64_t head, const double *static_rate,
+		      uint64_t head,
+		      const struct sfdo_static_estimate *estimate,
 		      bool shape_any, struct sfdo_fn_counts *c)
 {
   basic_block bb;
@@ -643,12 +656,8 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
   bool sampled;
 
   memset (c, 0, sizeof *c);
-  /* fill_counted_loops asks GCC for trip counts, which needs loops with
-     preheaders; GCC's loop passes would add them anyway.  */
-  if (f && solve && current_loops && number_of_loops (cfun) > 1
-      && (!loops_state_satisfies_p (LOOPS_HAVE_PREHEADERS)
-	  || loops_state_satisfies_p (LOOPS_MAY_HAVE_MULTIPLE_LATCHES)))
-    loop_optimizer_init (LOOPS_NORMAL);
+  if (f && solve)
+    sfdo_prepare_loops ();
   c->nblocks = last_basic_block_for_fn (cfun);
   c->raw = XNEWVEC (int64_t, c->nblocks);
   c->block = XCNEWVEC (uint64_t, c->nblocks);
@@ -677,7 +686,7 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
     return;
   forget_merged_arms (c->raw);
   sampled = any_sampled_block (c);
-  shape = unsampled_shape (c, static_rate, c->raw[ENTRY_BLOCK],
+  shape = unsampled_shape (c, estimate, c->raw[ENTRY_BLOCK],
 			   shape_any ? 1 : SFDO_SHAPE_MIN_ENTRIES, sampled);
   if (!shape)
     shape = zeros_raised_to_class (c);

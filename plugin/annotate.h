@@ -8,6 +8,8 @@
 #ifndef SFDO_PLUGIN_ANNOTATE_H
 #define SFDO_PLUGIN_ANNOTATE_H
 
+struct sfdo_static_estimate;
+
 struct sfdo_fn_counts
 {
   /* Blocks by index (last_basic_block_for_fn), edges in FOR_ALL_BB_FN /
@@ -42,13 +44,19 @@ struct sfdo_fn_counts
    SOLVE, solve the flow; C is filled and must be released with
    sfdo_fn_counts_free.  With F NULL, every block is unknown.  HEAD, when
    nonzero, replaces the profile's entry count (the calls into the
-   function this unit makes, when they say more).  STATIC_RATE
-   (sfdo_static_rates, or NULL) shapes a body that was entered but caught
-   no sample, however few its entries when SHAPE_ANY (a function that ran
+   function this unit makes, when they say more).  ESTIMATE
+   (hotcold.h, or NULL) shapes a body that was entered but caught no
+   sample, however few its entries when SHAPE_ANY (a function that ran
    only because a function it calls did: its one call must have run).  */
 void sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
-			   uint64_t head, const double *static_rate,
+			   uint64_t head,
+			   const struct sfdo_static_estimate *estimate,
 			   bool shape_any, struct sfdo_fn_counts *c);
+
+/* Give the current function's loops the preheaders the annotation needs
+   (sfdo_annotate_blocks does it too); a block count taken before must
+   be taken after this, since it adds blocks.  */
+void sfdo_prepare_loops (void);
 
 void sfdo_fn_counts_free (struct sfdo_fn_counts *c);
 

@@ -79,21 +79,39 @@ region_of (int *parent, int b)
   return b;
 }
 
-double *
-sfdo_static_rates (void)
+struct sfdo_static_estimate *
+sfdo_static_estimate_take (void)
 {
   profile_count entry = ENTRY_BLOCK_PTR_FOR_FN (cfun)->count;
+  struct sfdo_static_estimate *e;
   basic_block bb;
-  double *rate;
 
   if (profile_status_for_fn (cfun) != PROFILE_GUESSED
       || !entry.initialized_p () || !entry.nonzero_p ())
     return NULL;
-  rate = XNEWVEC (double, last_basic_block_for_fn (cfun));
+  e = XNEW (struct sfdo_static_estimate);
+  e->nblocks = last_basic_block_for_fn (cfun);
+  e->rate = XNEWVEC (double, e->nblocks);
   FOR_ALL_BB_FN (bb, cfun)
-    rate[bb->index] = bb->count.initialized_p ()
-		      ? bb->count.to_sreal_scale (entry).to_double () : 1.0;
-  return rate;
+    e->rate[bb->index] = bb->count.initialized_p ()
+			 ? bb->count.to_sreal_scale (entry).to_double ()
+			 : 1.0;
+  return e;
+}
+
+void
+sfdo_static_estimate_free (struct sfdo_static_estimate *e)
+{
+  if (!e)
+    return;
+  XDELETEVEC (e->rate);
+  XDELETE (e);
+}
+
+double
+sfdo_static_rate (const struct sfdo_static_estimate *e, basic_block bb)
+{
+  return e && bb->index < e->nblocks ? e->rate[bb->index] : 1.0;
 }
 
 bool
@@ -104,7 +122,7 @@ sfdo_statically_rare (double rate)
 
 bool *
 sfdo_find_real_zeros (const struct sfdo_fn_counts *c,
-		      const double *static_rate)
+		      const struct sfdo_static_estimate *estimate)
 {
   int n = c->nblocks;
   int *parent;
@@ -154,8 +172,8 @@ sfdo_find_real_zeros (const struct sfdo_fn_counts *c,
     if (candidate[bb->index])
       {
 	int r = region_of (parent, bb->index);
-	region_rate[r] = MAX (region_rate[r], static_rate && bb->index < n
-					      ? static_rate[bb->index] : 1.0);
+	region_rate[r] = MAX (region_rate[r],
+			      sfdo_static_rate (estimate, bb));
 	measured[r] |= c->raw[bb->index] == 0;
       }
   FOR_EACH_BB_FN (bb, cfun)

@@ -7,12 +7,26 @@
 
 struct sfdo_fn_counts;
 
-/* How often each block of the current function runs per entry of the
-   function by GCC's own estimate (a new array by block index, which the
-   caller frees), or NULL when the CFG holds no estimate.  Take it before
-   the first annotation writes counts: a function annotated again
-   (reconcile_entries) uses the rates of the first.  */
-double *sfdo_static_rates (void);
+/* How often each block of a function runs per entry of the function by
+   GCC's own estimate, by block index.  Take it before the first
+   annotation writes counts, and after the CFG has the loop shape the
+   annotation needs (sfdo_prepare_loops): a function annotated again
+   (reconcile_entries, revive_callers) uses the estimate of the first.  */
+struct sfdo_static_estimate
+{
+  int nblocks;
+  double *rate;
+};
+
+/* The current function's estimate (a new one, for
+   sfdo_static_estimate_free), or NULL when the CFG holds none.  */
+struct sfdo_static_estimate *sfdo_static_estimate_take (void);
+void sfdo_static_estimate_free (struct sfdo_static_estimate *e);
+
+/* BB's rate in E; 1 where there is none (E NULL, or BB made after E was
+   taken), rather than a read past its end.  */
+double sfdo_static_rate (const struct sfdo_static_estimate *e,
+			 basic_block bb);
 
 /* Whether a block GCC's estimate enters at RATE per entry of its function
    is on a path to a noreturn or cold call, which a function that ran
@@ -20,10 +34,10 @@ double *sfdo_static_rates (void);
 bool sfdo_statically_rare (double rate);
 
 /* The blocks of the current function that never ran, by block index (a
-   new array the caller frees), from its solved counts C and its
-   STATIC_RATE (NULL: none); NULL when the hot/cold family is off.  */
+   new array the caller frees), from its solved counts C and GCC's
+   estimate ESTIMATE (NULL: none); NULL when the hot/cold family is off.  */
 bool *sfdo_find_real_zeros (const struct sfdo_fn_counts *c,
-			    const double *static_rate);
+			    const struct sfdo_static_estimate *estimate);
 
 /* Whether profile F says its function was in the profiled binary and
    never ran, with enough samples in the profile to believe it.  */

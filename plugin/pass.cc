@@ -440,15 +440,16 @@ disable_tracer (tree decl)
 
 /* GCC's estimate of each annotated function's blocks (hotcold.h), taken
    before its first annotation overwrites it, for the next ones.  */
-static hash_map<tree, double *> *static_rates;
+static hash_map<tree, sfdo_static_estimate *> *static_estimates;
 
 static void
-forget_static_rates (void)
+forget_static_estimates (void)
 {
-  for (auto it = static_rates->begin (); it != static_rates->end (); ++it)
-    XDELETEVEC ((*it).second);
-  delete static_rates;
-  static_rates = NULL;
+  for (auto it = static_estimates->begin (); it != static_estimates->end ();
+       ++it)
+    sfdo_static_estimate_free ((*it).second);
+  delete static_estimates;
+  static_estimates = NULL;
 }
 
 /* Stage 3 for the current function (of NODE, profile F): its counts
@@ -465,19 +466,26 @@ annotate_function (cgraph_node *node, const struct sfdo_prof_func *f,
   struct sfdo_fn_counts c;
   bool *zeros;
   unsigned estimates;
-  double **rates;
+  sfdo_static_estimate *&estimate
+    = static_estimates->get_or_insert (node->decl);
 
-  rates = &static_rates->get_or_insert (node->decl);
+  /* The preheaders first: blocks made after the estimate was taken would
+     have no rate in it, and a function revived later (revive_callers)
+     gets its preheaders only then.  */
   if (seen)
-    *rates = sfdo_static_rates ();
+    {
+      sfdo_prepare_loops ();
+      sfdo_static_estimate_free (estimate);
+      estimate = sfdo_static_estimate_take ();
+    }
   if (!head && sfdo_profiled_but_never_ran (f))
     {
       sfdo_mark_never_ran (node);
       record_match (node, f, NULL, seen);
       return;
     }
-  sfdo_annotate_blocks (f, true, head, *rates, revived, &c);
-  zeros = sfdo_find_real_zeros (&c, *rates);
+  sfdo_annotate_blocks (f, true, head, estimate, revived, &c);
+  zeros = sfdo_find_real_zeros (&c, estimate);
   sfdo_write_counts (node, &c, zeros);
   if (seen && tracer_would_undo_if_conversion (&c))
     disable_tracer (node->decl);
@@ -628,14 +636,14 @@ entries_unexplained (cgraph_node *node, sfdo_dead_map *dead,
 static gcov_type
 unsampled_entries_bound (cgraph_node *node)
 {
-  double **rates = static_rates->get (node->decl);
+  sfdo_static_estimate **estimate = static_estimates->get (node->decl);
   double per_entry = 0;
   basic_block bb;
 
   push_cfun (DECL_STRUCT_FUNCTION (node->decl));
   FOR_EACH_BB_FN (bb, cfun)
     per_entry += sfdo_expected_samples (1, sfdo_block_size (bb))
-		 * (rates && *rates ? (*rates)[bb->index] : 1.0);
+		 * sfdo_static_rate (estimate ? *estimate : NULL, bb);
   pop_cfun ();
   gcov_type bound = per_entry > 0 ? (gcov_type) MIN (0.5 / per_entry, 1e18)
 				  : 1;
@@ -820,7 +828,7 @@ pass_sfdo::execute (function *)
       return 0;
     }
   sfdo_install_profile_info ();
-  static_rates = new hash_map<tree, double *>;
+  static_estimates = new hash_map<tree, sfdo_static_estimate *>;
   realign_stale_profiles (&extra, &moved);
   FOR_EACH_FUNCTION_WITH_GIMPLE_BODY (node)
     {
@@ -849,7 +857,7 @@ pass_sfdo::execute (function *)
   mark_thunks_never_ran (&extra);
   reconcile_entries (&annotated);
   revive_callers (&annotated, &own_heads);
-  forget_static_rates ();
+  forget_static_estimates ();
   /* Value profiles name indirect-call targets by profile id: GCC's for
      every function, then the plugin's for file-local ones (icall.cc), and
      the map that GCC's value-profile code looks targets up in rebuilt
