@@ -200,25 +200,23 @@ line_count (const struct sfdo_prof_func *f, uint32_t offset, uint32_t disc,
 	    uint64_t *count)
 {
   const struct sfdo_prof_line *l = sfdo_prof_func_find_line (f, offset, disc);
-  bool found = false;
 
-  if (l)
-    {
-      *count = l->count;
-      return true;
-    }
   *count = 0;
-  for (size_t i = 0; i < f->nlines; i++)
+  if (!l && disc != 0)
     {
-      if (f->lines[i].discriminator != 0)
+      /* F's lines are sorted by (offset, discriminator): the line's other
+	 discriminators follow its record at 0.  */
+      l = sfdo_prof_func_find_line (f, offset, 0);
+      if (l && l + 1 < f->lines + f->nlines && l[1].offset == offset)
 	return false;
-      if (f->lines[i].offset == offset)
-	{
-	  found = true;
-	  *count = MAX (*count, f->lines[i].count);
-	}
+      for (size_t i = 0; l && i < f->nlines; i++)
+	if (f->lines[i].discriminator != 0)
+	  return false;
     }
-  return found;
+  if (!l)
+    return false;
+  *count = l->count;
+  return true;
 }
 
 bool
