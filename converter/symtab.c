@@ -63,6 +63,8 @@ struct named_addr {
 struct sized_name {
   uint64_t addr, size;
   const char *name;
+  const char *file;             /* a local symbol's compile unit, "" until
+                                   found; NULL for a global or weak one */
 };
 
 struct sfdo_symtab {
@@ -93,8 +95,8 @@ struct sfdo_symtab {
   size_t cap_stmt_rows;
   struct named_addr *names;     /* sorted by address */
   size_t nnames, cap_names;
-  struct sized_name *exported;  /* global and weak functions of .symtab */
-  size_t nexported, cap_exported;
+  struct sized_name *elf_functions; /* defined functions of .symtab */
+  size_t nelf_functions, cap_elf_functions;
   struct named_addr *call_sites; /* return address -> callee named in the
                                     source, sorted by address */
   size_t ncall_sites, cap_call_sites;
@@ -523,14 +525,34 @@ read_symbols (struct sfdo_symtab *st, Elf *elf)
       add_name (st, sym.st_value, name);
       int bind = GELF_ST_BIND (sym.st_info);
       if (name && *name && sym.st_shndx != SHN_UNDEF
-          && (bind == STB_GLOBAL || bind == STB_WEAK))
+          && (bind == STB_GLOBAL || bind == STB_WEAK || bind == STB_LOCAL))
         {
-          sfdo_xgrow (&st->exported, &st->cap_exported, st->nexported + 1,
-                      sizeof *st->exported);
-          st->exported[st->nexported++] = (struct sized_name) { sym.st_value,
-                                                                sym.st_size,
-                                                                name };
+          sfdo_xgrow (&st->elf_functions, &st->cap_elf_functions,
+                      st->nelf_functions + 1, sizeof *st->elf_functions);
+          st->elf_functions[st->nelf_functions++] = (struct sized_name) {
+            sym.st_value, sym.st_size, name, bind == STB_LOCAL ? "" : NULL
+          };
         }
+    }
+}
+
+/* The compile unit of each local function symbol, by the unit's address
+   ranges: a local function may have code and no DWARF function of its
+   own (GCC's identical-code folding keeps a copy of an address-taken
+   static function whose twin it merged, and describes only the twin),
+   and the profile names a static function with its unit.  One outside
+   every unit (crt files) keeps "".  */
+static void
+find_symbol_units (struct sfdo_symtab *st, Dwarf *dw)
+{
+  for (size_t i = 0; i < st->nelf_functions; i++)
+    {
+      struct sized_name *f = &st->elf_functions[i];
+      Dwarf_Die cudie;
+      const char *unit;
+      if (f->file && dwarf_addrdie (dw, f->addr, &cudie)
+          && (unit = dwarf_diename (&cudie)))
+        f->file = unit;
     }
 }
 
@@ -708,7 +730,10 @@ sfdo_symtab_open (const char *path, struct sfdo_symtab **out,
     qsort (st->names, st->nnames, sizeof *st->names, name_cmp);
   Dwarf *dw = dwfl_module_getdwarf (mod, &bias);
   if (dw)
-    read_units (st, dw);
+    {
+      read_units (st, dw);
+      find_symbol_units (st, dw);
+    }
   if (dw && st->nrows == 0 && st->stats.line_tables_failed)
     {
       sfdo_error_set (err, SFDO_E_MALFORMED, path, SFDO_NO_OFFSET, 0, 0,
@@ -758,7 +783,7 @@ sfdo_symtab_free (struct sfdo_symtab *st)
   free (st->stmt_rows);
   free (st->frames);
   free (st->names);
-  free (st->exported);
+  free (st->elf_functions);
   free (st->call_sites);
   for (size_t i = 0; i < st->nowned_names; i++)
     free (st->owned_names[i]);
@@ -880,18 +905,20 @@ sfdo_symtab_function_range (const struct sfdo_symtab *st, uint64_t vaddr,
 }
 
 size_t
-sfdo_symtab_nexported (const struct sfdo_symtab *st)
+sfdo_symtab_nelf_functions (const struct sfdo_symtab *st)
 {
-  return st->nexported;
+  return st->nelf_functions;
 }
 
 void
-sfdo_symtab_exported (const struct sfdo_symtab *st, size_t i, uint64_t *addr,
-                      uint64_t *size, const char **name)
+sfdo_symtab_elf_function (const struct sfdo_symtab *st, size_t i,
+                          uint64_t *addr, uint64_t *size, const char **name,
+                          const char **file)
 {
-  *addr = st->exported[i].addr;
-  *size = st->exported[i].size;
-  *name = st->exported[i].name;
+  *addr = st->elf_functions[i].addr;
+  *size = st->elf_functions[i].size;
+  *name = st->elf_functions[i].name;
+  *file = st->elf_functions[i].file;
 }
 
 size_t

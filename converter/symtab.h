@@ -140,12 +140,16 @@ void sfdo_symtab_function (const struct sfdo_symtab *st, size_t i,
    of the I-th function of sfdo_symtab_function.  */
 const char *sfdo_symtab_function_unit (const struct sfdo_symtab *st,
                                        size_t i);
-/* The global and weak functions of the ELF symbol table: how many, and
-   the I-th one's address, size and name.  Some have no DWARF function
-   (C++ this-adjusting thunks, assembly).  */
-size_t sfdo_symtab_nexported (const struct sfdo_symtab *st);
-void sfdo_symtab_exported (const struct sfdo_symtab *st, size_t i,
-                           uint64_t *addr, uint64_t *size, const char **name);
+/* The defined functions of the ELF symbol table: how many, and the I-th
+   one's address, size, name and file (NULL for a global or weak symbol;
+   for a local one its compile unit's DW_AT_name, "" where no unit holds
+   its address).  Some have no DWARF function (C++ this-adjusting thunks,
+   assembly, the copy identical-code folding keeps of an address-taken
+   static function).  */
+size_t sfdo_symtab_nelf_functions (const struct sfdo_symtab *st);
+void sfdo_symtab_elf_function (const struct sfdo_symtab *st, size_t i,
+                               uint64_t *addr, uint64_t *size,
+                               const char **name, const char **file);
 
 /* Counts of what was read, for --stats and tests.  */
 struct sfdo_symtab_stats {

@@ -72,12 +72,16 @@ any_within (const uint64_t *a, size_t n, uint64_t lo, uint64_t hi)
   return l < n && a[l] < hi;
 }
 
-/* Public functions with no DWARF function (C++ this-adjusting thunks,
-   assembly) that no sample reached: their symbol is the name GCC's cgraph
-   gives them.  One that ran has no line profile to hold its samples and
-   is left out.  Only branch stacks tell: a thunk is a few instructions
-   that IP samples mostly miss however often it runs, but every call
-   into it is a branch an LBR records.  */
+/* Functions with no DWARF function (C++ this-adjusting thunks, assembly,
+   the copy GCC's identical-code folding keeps of an address-taken static
+   function, whose twin alone DWARF describes: SQLite's nolockUnlock) that
+   no sample reached: their symbol is the name GCC's cgraph gives them,
+   and a local one's compile unit its file.  One that ran has no line
+   profile to hold its samples and is left out, as are compiler-made
+   clones (foo.part.0: not a name the source has) and local symbols of no
+   unit (crt files).  Only branch stacks tell: such functions are a few
+   instructions that IP samples mostly miss however often they run, but
+   every call into one is a branch an LBR records.  */
 static size_t
 add_undescribed (const struct sfdo_symtab *st, const struct sfdo_tally *t,
                  struct sfdo_profile *p, struct sfdo_u64map *present)
@@ -86,21 +90,23 @@ add_undescribed (const struct sfdo_symtab *st, const struct sfdo_tally *t,
   if (!sfdo_tally_has_lbr (t))
     return 0;
   uint64_t *sampled = sampled_addresses (t, &n);
-  for (size_t i = 0; i < sfdo_symtab_nexported (st); i++)
+  for (size_t i = 0; i < sfdo_symtab_nelf_functions (st); i++)
     {
       uint64_t addr, size, lo, hi;
-      const char *name;
-      sfdo_symtab_exported (st, i, &addr, &size, &name);
+      const char *name, *file;
+      sfdo_symtab_elf_function (st, i, &addr, &size, &name, &file);
       if (!usable_name (name) || !size
+          || (file && (!*file || strchr (name, '.')))
           || sfdo_symtab_function_range (st, addr, &lo, &hi) == 0
           || any_within (sampled, n, addr, addr + size))
         continue;
       uint32_t name_id = sfdo_profile_intern_str (p, name);
-      uint64_t *seen = sfdo_u64map_get (present, key_of (name_id, 0));
+      uint32_t file_id = file ? sfdo_profile_intern_str (p, file) : 0;
+      uint64_t *seen = sfdo_u64map_get (present, key_of (name_id, file_id));
       if (*seen)
         continue;
       *seen = 1;
-      sfdo_profile_add_func (p, name_id, 0);
+      sfdo_profile_add_func (p, name_id, file_id);
       added++;
     }
   free (sampled);
