@@ -206,6 +206,9 @@ print_stats (void)
   if (s->inconsistent_blocks)
     fprintf (stderr, "%s: %s: %u blocks whose edge counts do not add up\n",
 	     SFDO_PLUGIN_NAME, unit, s->inconsistent_blocks);
+  fprintf (stderr, "%s: %s: CPU time: %.3f s reading the profile, %.3f s "
+	   "in the pass\n", SFDO_PLUGIN_NAME, unit,
+	   (double) s->read_usec / 1e6, (double) s->pass_usec / 1e6);
 }
 
 /* PLUGIN_FINISH_UNIT: under verbose, the unit's statistics and the
@@ -505,6 +508,7 @@ plugin_init (struct plugin_name_args *plugin_info,
     return 0;
 
   sfdo_error_clear (&err);
+  sfdo_stats.read_usec = get_run_time ();
   if (sfdo_profile_open (sfdo_opts.profile_path, &sfdo_profile, &err)
       != SFDO_OK)
     {
@@ -512,6 +516,7 @@ plugin_init (struct plugin_name_args *plugin_info,
       sfdo_profile = NULL;
       return 1;
     }
+  sfdo_stats.read_usec = get_run_time () - sfdo_stats.read_usec;
   /* Appended to, so that every unit of a build can write one file.  */
   if (sfdo_opts.dump_path
       && !(sfdo_opts.dump = fopen (sfdo_opts.dump_path, "a")))

@@ -92,6 +92,8 @@ const char *sfdo_family_name (enum sfdo_family family);
 struct sfdo_stats
 {
   bool ran;
+  /* CPU time (user and system) of reading the profile and of the pass.  */
+  long read_usec, pass_usec;
   unsigned matched, unmatched;
   uint64_t matched_total;
   vec<char *> unmatched_names;
