@@ -558,9 +558,13 @@ zeros_raised_to_class (const struct sfdo_fn_counts *c)
   int64_t *m = XDUPVEC (int64_t, c->raw, c->nblocks);
   bool dom = dom_info_available_p (CDI_DOMINATORS);
   bool postdom = dom_info_available_p (CDI_POST_DOMINATORS);
+  bool any_zero = false;
   basic_block bb;
 
-  if (!current_loops)
+  FOR_EACH_BB_FN (bb, cfun)
+    any_zero |= c->raw[bb->index] == 0;
+  /* Most bodies have no measured zero: no dominators to compute.  */
+  if (!current_loops || !any_zero)
     return m;
   calculate_dominance_info (CDI_DOMINATORS);
   calculate_dominance_info (CDI_POST_DOMINATORS);
