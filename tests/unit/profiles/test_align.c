@@ -82,6 +82,60 @@ test_ties_keep_anchors_in_place (void **state)
   free (p);
 }
 
+/* Branch lines only (a function without calls): {18, 21} in the profile,
+   {14, 18} today.  Pairing 18-14 and 21-18 pairs more anchors, but
+   leaving 18 in place is as likely and moves nothing: nothing moved.  */
+static void
+test_branch_ties_keep_anchors_in_place (void **state)
+{
+  (void) state;
+  const struct sfdo_anchor old[] = { { 18, sfdo_branch_anchor },
+                                     { 21, sfdo_branch_anchor } };
+  const struct sfdo_anchor cur[] = { { 14, sfdo_branch_anchor },
+                                     { 18, sfdo_branch_anchor } };
+  struct sfdo_anchor_pair *p;
+  size_t n;
+  assert_int_equal (sfdo_align_anchors (old, LEN (old), cur, LEN (cur), &p,
+                                        &n), 0);
+  assert_int_equal (n, 1);
+  assert_int_equal (p[0].from, 18);
+  assert_int_equal (p[0].to, 18);
+  free (p);
+}
+
+/* The last branch out of step with the two before it, which agree, is
+   noise; a function's only two branches, or one, are not.  */
+static void
+test_last_lone_branch_is_dropped (void **state)
+{
+  (void) state;
+  struct sfdo_anchor old[] = { { 7, sfdo_branch_anchor },
+                               { 13, sfdo_branch_anchor },
+                               { 16, sfdo_branch_anchor },
+                               { 18, sfdo_branch_anchor } };
+  struct sfdo_anchor cur[] = { { 7, sfdo_branch_anchor },
+                               { 13, sfdo_branch_anchor },
+                               { 16, sfdo_branch_anchor },
+                               { 21, sfdo_branch_anchor } };
+  struct sfdo_anchor_pair *p;
+  size_t n;
+  assert_int_equal (sfdo_align_anchors (old, LEN (old), cur, LEN (cur), &p,
+                                        &n), 0);
+  assert_int_equal (n, 3);
+  assert_true (sfdo_anchor_pairs_unmoved (p, n));
+  free (p);
+  /* Two branches, the second moved: an edit between them, kept.  */
+  assert_int_equal (sfdo_align_anchors (old + 2, 2, cur + 2, 2, &p, &n), 0);
+  assert_int_equal (n, 2);
+  assert_int_equal (p[1].to, 21);
+  free (p);
+  /* The only branch, moved: kept.  */
+  assert_int_equal (sfdo_align_anchors (old + 3, 1, cur + 3, 1, &p, &n), 0);
+  assert_int_equal (n, 1);
+  assert_false (sfdo_anchor_pairs_unmoved (p, n));
+  free (p);
+}
+
 static void
 test_similar_names_and_shared_calls (void **state)
 {
@@ -154,6 +208,8 @@ main (void)
     cmocka_unit_test (test_callees_compare_without_clone_suffixes),
     cmocka_unit_test (test_alignment_follows_an_insertion),
     cmocka_unit_test (test_ties_keep_anchors_in_place),
+    cmocka_unit_test (test_branch_ties_keep_anchors_in_place),
+    cmocka_unit_test (test_last_lone_branch_is_dropped),
     cmocka_unit_test (test_similar_names_and_shared_calls),
     cmocka_unit_test (test_too_large_alignment_is_refused),
     cmocka_unit_test (test_profile_anchors),
