@@ -14,7 +14,11 @@
    stays consistent (a pass such as the tracer must not see a hot path
    that was never observed); loops whose trip count GCC knows get it.
    A function entered (by its callers' counts) but with no sample in its
-   body takes the shape of GCC's static estimate: see unsampled_shape.  */
+   body takes the shape of GCC's static estimate: see unsampled_shape.
+   Code the profiled binary shared among statements (cross-jumping) gives
+   one line too little or too much: a zero among blocks that run as often
+   is raised to theirs, a count above a dominator's is taken for too high
+   (flow_measurements).  */
 
 #include "gcc-plugin.h"
 #include "config.h"
@@ -219,11 +223,13 @@ typical_block_size (void)
 }
 
 /* Build the flow network of the current function with the MEASURED
-   counts of its blocks (C's raw counts or a stand-in for them), edges in
-   FOR_ALL_BB_FN / FOR_EACH_EDGE order.  */
+   counts of its blocks (C's raw counts or a stand-in for them), those in
+   OVER (if given) taken for too high, edges in FOR_ALL_BB_FN /
+   FOR_EACH_EDGE order.  */
 
 static struct sfdo_flow *
-build_network (const struct sfdo_fn_counts *c, const int64_t *measured)
+build_network (const struct sfdo_fn_counts *c, const int64_t *measured,
+	       const_sbitmap over)
 {
   struct sfdo_flow *g = sfdo_flow_new (c->nblocks, ENTRY_BLOCK, EXIT_BLOCK);
   basic_block bb;
@@ -233,7 +239,9 @@ build_network (const struct sfdo_fn_counts *c, const int64_t *measured)
   FOR_ALL_BB_FN (bb, cfun)
     {
       sfdo_flow_set_count (g, bb->index, measured[bb->index]);
-      if (measured[bb->index] >= 0 && sfdo_block_weak (bb))
+      if (over && bitmap_bit_p (over, bb->index))
+	sfdo_flow_set_bias (g, bb->index, SFDO_FLOW_OVER);
+      else if (measured[bb->index] >= 0 && sfdo_block_weak (bb))
 	{
 	  sfdo_flow_set_bias (g, bb->index, SFDO_FLOW_WEAK);
 	  sfdo_stats.weak_blocks++;
@@ -540,37 +548,123 @@ class_count (const int64_t *raw, basic_block bb)
 				 CDI_DOMINATORS));
 }
 
+/* A measured count more than this many times that of a dominator it
+   cannot run more often than is taken for an attribution error
+   (above_dominator), where the dominator's count stands for this many
+   samples or more: twice, not once, for the noise of sampling and the
+   skid of instruction samples between neighbouring blocks.  */
+#define SFDO_DOMINATED_EXCESS 2
+#define SFDO_DOMINATOR_MIN_SAMPLES 8
+
+/* Whether BB can run again without A running in between: a path from
+   BB back to BB that avoids A.  */
+
+static bool
+returns_avoiding (basic_block bb, basic_block a)
+{
+  auto_vec<basic_block, 32> stack;
+  auto_sbitmap seen (last_basic_block_for_fn (cfun));
+  edge e;
+  edge_iterator ei;
+
+  bitmap_clear (seen);
+  bitmap_set_bit (seen, a->index);
+  stack.safe_push (bb);
+  while (!stack.is_empty ())
+    {
+      basic_block x = stack.pop ();
+      FOR_EACH_EDGE (e, ei, x->succs)
+	{
+	  if (e->dest == bb)
+	    return true;
+	  if (e->dest != EXIT_BLOCK_PTR_FOR_FN (cfun)
+	      && bitmap_set_bit (seen, e->dest->index))
+	    stack.safe_push (e->dest);
+	}
+    }
+  return false;
+}
+
+/* Whether BB's measured count in RAW is more than SFDO_DOMINATED_EXCESS
+   times that of a block A that dominates it and that runs between any
+   two of its executions (BB cannot come round again without A), A's
+   count standing for SFDO_DOMINATOR_MIN_SAMPLES samples or more.  BB
+   cannot run more often than such an A: a count that says it does comes
+   from code the profiled binary shared among several statements under
+   the line of one (cross-jumping).  In Lua's interpreter, the dispatch
+   that ends OP_TFORLOOP kept its line for the dispatch of a dozen
+   handlers: 5.1 million against the handler's 90 thousand (PGO: 100
+   thousand); the flow raised the whole handler to match, the tracer
+   then duplicated it into the hot path, and RTL PRE put an address
+   computation only that handler uses into every copy of the dispatch:
+   3.4% more instructions on Lua's small inputs.  The loop tree is not
+   asked: at this point it may not know a loop (SQLite's opcode loop).  */
+
+static bool
+above_dominator (const int64_t *raw, basic_block bb)
+{
+  for (basic_block a = get_immediate_dominator (CDI_DOMINATORS, bb);
+       a && a != ENTRY_BLOCK_PTR_FOR_FN (cfun);
+       a = get_immediate_dominator (CDI_DOMINATORS, a))
+    if (raw[a->index] > 0
+	&& raw[bb->index] / SFDO_DOMINATED_EXCESS > raw[a->index]
+	&& sfdo_expected_samples (raw[a->index], sfdo_block_size (a))
+	   >= SFDO_DOMINATOR_MIN_SAMPLES
+	&& !returns_avoiding (bb, a))
+      return true;
+  return false;
+}
+
 /* What the flow solver takes for the measurements of the current
    function's blocks: RAW, but a zero where a block that runs exactly as
-   often (class_count) was measured running.  Such a zero comes from code
-   the profiled binary merged into other lines' (cross-jumping): the
+   often (class_count) was measured running; into OVER the blocks whose
+   count is above a dominator's (above_dominator), for the flow to take
+   as too high (it may fall, it should not rise).  Such a zero comes from
+   code the profiled binary merged into other lines' (cross-jumping): the
    dispatch that ends Lua's OP_GETFIELD handler kept, under its line,
    only a cold statement elsewhere, and between two blocks measured 3.4
    million times, the flow lowered those to zero rather than raise it
    (the fast path then went out of line: 3 million taken jumps more on
    Lua's small inputs).  A zero is what sampling gets wrong this way far
    more often than a count; GCC's -fauto-profile gives every block of a
-   class its largest count.  Returns a new array.  */
+   class its largest count.  The same merging gives the line it kept the
+   other statements' counts as well: that count is too high.  Returns a
+   new array.  */
 
 static int64_t *
-zeros_raised_to_class (const struct sfdo_fn_counts *c)
+flow_measurements (const struct sfdo_fn_counts *c, sbitmap over)
 {
   int64_t *m = XDUPVEC (int64_t, c->raw, c->nblocks);
   bool dom = dom_info_available_p (CDI_DOMINATORS);
   bool postdom = dom_info_available_p (CDI_POST_DOMINATORS);
+  int64_t least = -1, most = -1;
   bool any_zero = false;
   basic_block bb;
 
   FOR_EACH_BB_FN (bb, cfun)
-    any_zero |= c->raw[bb->index] == 0;
-  /* Most bodies have no measured zero: no dominators to compute.  */
-  if (!current_loops || !any_zero)
+    {
+      int64_t r = c->raw[bb->index];
+      any_zero |= r == 0;
+      if (r > 0 && (least < 0 || r < least))
+	least = r;
+      most = MAX (most, r);
+    }
+  /* Most bodies have no measured zero, and many no count far above
+     another: no dominators to compute.  */
+  any_zero &= current_loops != NULL;
+  if (!any_zero && (least < 0 || most / SFDO_DOMINATED_EXCESS <= least))
     return m;
   calculate_dominance_info (CDI_DOMINATORS);
-  calculate_dominance_info (CDI_POST_DOMINATORS);
+  if (any_zero)
+    calculate_dominance_info (CDI_POST_DOMINATORS);
   FOR_EACH_BB_FN (bb, cfun)
-    if (c->raw[bb->index] == 0)
+    if (c->raw[bb->index] == 0 && any_zero)
       m[bb->index] = MAX ((int64_t) 0, class_count (c->raw, bb));
+    else if (c->raw[bb->index] > 0 && above_dominator (c->raw, bb))
+      {
+	bitmap_set_bit (over, bb->index);
+	sfdo_stats.counts_above_dominator++;
+      }
   if (!dom)
     free_dominance_info (CDI_DOMINATORS);
   if (!postdom)
@@ -689,12 +783,14 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
   if (!f || !solve)
     return;
   forget_merged_arms (c->raw);
+  auto_sbitmap over (c->nblocks);
+  bitmap_clear (over);
   sampled = any_sampled_block (c);
   shape = unsampled_shape (c, estimate, c->raw[ENTRY_BLOCK],
 			   shape_any ? 1 : SFDO_SHAPE_MIN_ENTRIES, sampled);
   if (!shape)
-    shape = zeros_raised_to_class (c);
-  g = build_network (c, shape);
+    shape = flow_measurements (c, over);
+  g = build_network (c, shape, over);
   XDELETEVEC (shape);
   sfdo_flow_set_sample_weight (g, sfdo_sample_weight (typical_block_size ()));
   sfdo_flow_solve (g);

@@ -187,10 +187,12 @@ print_stats (void)
     fprintf (stderr, "%s: %s: unmatched: %s\n", SFDO_PLUGIN_NAME, unit,
 	     name);
   fprintf (stderr, "%s: %s: %u of %u blocks of matched functions have a "
-	   "measured count; %u inline instances added to their callees' "
-	   "bodies; %u call counts from inline instances\n",
+	   "measured count (%u above a dominator's, taken for too high); "
+	   "%u inline instances added to their callees' bodies; %u call "
+	   "counts from inline instances\n",
 	   SFDO_PLUGIN_NAME, unit, s->known_blocks, s->blocks,
-	   s->moved_inlinees, s->call_counts_from_inlinees);
+	   s->counts_above_dominator, s->moved_inlinees,
+	   s->call_counts_from_inlinees);
   fprintf (stderr, "%s: %s: %u blocks never ran, %u functions never ran "
 	   "(%u more ran because a function they call did); "
 	   "%u calls inlined as the profiled binary did; %u loop estimates; "
