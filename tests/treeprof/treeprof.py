@@ -371,8 +371,7 @@ class Harness:
         """Record the profiled binary in FOLDER.  With a timer, repeat it
         until the recording lasts about --record-seconds; under the
         emulated PMU, run it once with a period that gives about
-        --emulate-samples samples (a few times if it is too short for
-        that many at the shortest period registers allow)."""
+        --emulate-samples samples."""
         prog = os.path.join(folder, "prog")
         t0 = time.time()
         ok, out = self.run(folder)
@@ -396,20 +395,9 @@ class Harness:
             floor = 67 if "--regs" in options else 3
             period = int(min(max(n / self.args.emulate_samples, floor),
                              1000003)) | 1
-            # A run too short for that many samples at the floor runs
-            # again, up to --emulate-repeats times: in one run, the modulo
-            # of val-prof-3.c caught about 8 register samples, the least a
-            # value histogram needs (plugin/values.cc), and some runs
-            # fewer (7.9 samples' weight in one that failed e2e 85).
-            runs = int(min(max(self.args.emulate_samples * floor / max(n, 1),
-                               1), self.args.emulate_repeats))
             options = ["--emulate", "-c", str(period)] + options
-            command = [prog] if runs == 1 else [
-                "/bin/sh", "-c",
-                'i=0; while [ "$i" -lt %d ]; do "%s" >/dev/null '
-                '|| exit 1; i=$((i+1)); done' % (runs, prog)]
-            note = "emulated, period %d, %d run%s" % (
-                period, runs, "" if runs == 1 else "s")
+            command = [prog]
+            note = "emulated, period %d" % period
         else:
             n = max(1, min(self.args.max_repeats,
                            int(self.args.record_seconds / once)))
@@ -562,9 +550,6 @@ def main():
                     "--regs for the timer, -b --regs emulated)")
     ap.add_argument("--recorder", help="the sfdo-record to use")
     ap.add_argument("--emulate-samples", type=int, default=20000)
-    ap.add_argument("--emulate-repeats", type=int, default=4,
-                    help="runs at most, under the emulated PMU, of a "
-                    "program too short for --emulate-samples samples")
     ap.add_argument("--profiled-flags", default="-fno-omit-frame-pointer",
                     help="extra flags of the profiled build")
     ap.add_argument("--plugin-flags", default="",
