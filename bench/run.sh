@@ -34,6 +34,8 @@ echo "== decisions against PGO's and the transform ladder (bench/decisions-bench
 record=timer
 can_emulate "$PWD/build" && record=emulate
 bench/decisions-bench.sh --record "$record"
+echo "== the share of PGO's gain, re-timed with 31 repetitions (bench/share-timing.sh)"
+bench/share-timing.sh --record "$record" lua
 echo "== module groups (LIPO) against sfdo file by file and -flto (bench/lipo-bench.sh)"
 rc=0; bench/lipo-bench.sh || rc=$?   # emulated PMU where there is one
 ((rc == 0 || rc == 77)) || exit "$rc"
