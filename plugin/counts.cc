@@ -64,6 +64,9 @@ static uint64_t sfdo_period = 1;
    many instructions it has.  */
 static bool sfdo_from_branch_stacks;
 
+/* Whether the counts are executions (sfdo_counts_are_executions).  */
+static bool sfdo_counts_executions;
+
 /* Entries of a branch stack a block can show in, counted conservatively
    (Intel's LBR has 32, AMD's BRS 16).  */
 #define SFDO_BRANCH_STACK_DEPTH 16
@@ -72,6 +75,24 @@ static bool sfdo_from_branch_stacks;
    by total, and a count never exceeds its function's total, so the scan
    can usually stop after a few; the cap bounds it on flat profiles.  */
 #define SFDO_MAX_COUNT_SCAN 20000
+
+/* Whether the event NAME counts retired instructions or branches:
+   sfdo-convert then counts with it before a timer or cycles (its
+   --count-event default), and its counts are executions.  */
+
+static bool
+counting_event (const char *name)
+{
+  static const char *const kinds[] = {
+    "instructions", "INST_RETIRED", "RETIRED_INSTRUCTIONS", "BR_INST",
+    "branches", "RETIRED_BRANCH"
+  };
+
+  for (size_t i = 0; i < ARRAY_SIZE (kinds); i++)
+    if (strstr (name, kinds[i]))
+      return true;
+  return false;
+}
 
 /* The largest count anywhere in F, inline instances included.  */
 
@@ -112,6 +133,12 @@ program_max_count (void)
   return most;
 }
 
+bool
+sfdo_counts_are_executions (void)
+{
+  return sfdo_counts_executions;
+}
+
 double
 sfdo_samples_in (uint64_t weight)
 {
@@ -128,6 +155,12 @@ sfdo_install_profile_info (void)
   for (size_t i = 0; i < h->nevents; i++)
     sfdo_period = MAX (sfdo_period, h->events[i].period);
   sfdo_from_branch_stacks = sfdo_profile_has_mode (sfdo_profile, "lbr");
+  /* A profile naming no event (AutoFDO's, from branch stacks; one
+     written by hand) is taken for executions.  */
+  sfdo_counts_executions = sfdo_from_branch_stacks || !h->nevents;
+  for (size_t i = 0; i < h->nevents; i++)
+    sfdo_counts_executions |= counting_event
+      (sfdo_profile_str (sfdo_profile, h->events[i].name));
   sfdo_summary.runs = 1;
   sfdo_summary.sum_max
     = (gcov_type) MIN (MAX (most, (uint64_t) 1),

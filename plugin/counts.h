@@ -25,6 +25,11 @@ uint64_t sfdo_sample_weight (unsigned size);
 /* How many samples (at least) a histogram's total WEIGHT stands for.  */
 double sfdo_samples_in (uint64_t weight);
 
+/* Whether the profile's counts are executions (branch stacks, retired
+   instructions or branches, or no event named), not executions weighted
+   by time (a timer, cycles).  */
+bool sfdo_counts_are_executions (void);
+
 /* Write the counts C onto the current function (of NODE): blocks,
    edge probabilities derived from the same flows, node->count and
    PROFILE_READ.  Blocks marked in REAL_ZERO (by index; may be NULL) are
