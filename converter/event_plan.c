@@ -28,12 +28,18 @@ has_word (const char *name, const char *word)
   return 0;
 }
 
+int
+sfdo_event_name_is_instructions (const char *name)
+{
+  return has_word (name, "INST_RETIRED")
+         || has_word (name, "RETIRED_INSTRUCTIONS")
+         || has_word (name, "instructions");
+}
+
 static int
 is_instructions (const struct sfdo_perfdata_attr *a)
 {
-  if (a->name && (has_word (a->name, "INST_RETIRED")
-                  || has_word (a->name, "RETIRED_INSTRUCTIONS")
-                  || has_word (a->name, "instructions")))
+  if (a->name && sfdo_event_name_is_instructions (a->name))
     return 1;
   return a->type == PERF_TYPE_HARDWARE
          && a->config == PERF_COUNT_HW_INSTRUCTIONS;

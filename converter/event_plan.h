@@ -27,6 +27,10 @@
 
 #include "../perfdata/perfdata.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* What the samples of one event give.  */
 struct sfdo_event_use {
   unsigned counted : 1;         /* of the event counted */
@@ -72,5 +76,14 @@ int sfdo_event_named (const struct sfdo_perfdata_attr *a, const char *name);
 /* The name of A for messages and the profile header, into BUF.  */
 const char *sfdo_event_name (const struct sfdo_perfdata_attr *a, char *buf,
                              size_t size);
+
+/* Whether the event named NAME (as the profile header names it) counts
+   retired instructions: its samples fall on instructions as often as
+   they run, so counts from it are executions, not time.  */
+int sfdo_event_name_is_instructions (const char *name);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

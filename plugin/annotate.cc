@@ -640,7 +640,7 @@ flow_measurements (const struct sfdo_fn_counts *c, sbitmap over)
   bool dom = dom_info_available_p (CDI_DOMINATORS);
   bool postdom = dom_info_available_p (CDI_POST_DOMINATORS);
   int64_t least = -1, most = -1;
-  bool any_zero = false;
+  bool any_zero = false, excess;
   basic_block bb;
 
   FOR_EACH_BB_FN (bb, cfun)
@@ -655,9 +655,9 @@ flow_measurements (const struct sfdo_fn_counts *c, sbitmap over)
      another: no dominators to compute.  A timer's counts are weighted by
      time: a block of slow instructions may outweigh its dominator.  */
   any_zero &= current_loops != NULL;
-  if (!sfdo_counts_are_executions ())
-    least = -1;
-  if (!any_zero && (least < 0 || most / SFDO_DOMINATED_EXCESS <= least))
+  excess = (sfdo_counts_are_executions () && least > 0
+	    && most / SFDO_DOMINATED_EXCESS > least);
+  if (!any_zero && !excess)
     return m;
   calculate_dominance_info (CDI_DOMINATORS);
   if (any_zero)
@@ -665,7 +665,7 @@ flow_measurements (const struct sfdo_fn_counts *c, sbitmap over)
   FOR_EACH_BB_FN (bb, cfun)
     if (c->raw[bb->index] == 0 && any_zero)
       m[bb->index] = MAX ((int64_t) 0, class_count (c->raw, bb));
-    else if (c->raw[bb->index] > 0 && least > 0
+    else if (excess && c->raw[bb->index] > 0
 	     && above_dominator (c->raw, bb))
       {
 	bitmap_set_bit (over, bb->index);

@@ -46,6 +46,7 @@
 #include "dumpfile.h"
 
 #include "../profiles/profile.h"
+#include "../converter/event_plan.h"
 #include "samplefdo.h"
 #include "annotate.h"
 #include "counts.h"
@@ -75,24 +76,6 @@ static bool sfdo_counts_executions;
    by total, and a count never exceeds its function's total, so the scan
    can usually stop after a few; the cap bounds it on flat profiles.  */
 #define SFDO_MAX_COUNT_SCAN 20000
-
-/* Whether the event NAME counts retired instructions or branches:
-   sfdo-convert then counts with it before a timer or cycles (its
-   --count-event default), and its counts are executions.  */
-
-static bool
-counting_event (const char *name)
-{
-  static const char *const kinds[] = {
-    "instructions", "INST_RETIRED", "RETIRED_INSTRUCTIONS", "BR_INST",
-    "branches", "RETIRED_BRANCH"
-  };
-
-  for (size_t i = 0; i < ARRAY_SIZE (kinds); i++)
-    if (strstr (name, kinds[i]))
-      return true;
-  return false;
-}
 
 /* The largest count anywhere in F, inline instances included.  */
 
@@ -155,12 +138,14 @@ sfdo_install_profile_info (void)
   for (size_t i = 0; i < h->nevents; i++)
     sfdo_period = MAX (sfdo_period, h->events[i].period);
   sfdo_from_branch_stacks = sfdo_profile_has_mode (sfdo_profile, "lbr");
-  /* A profile naming no event (AutoFDO's, from branch stacks; one
-     written by hand) is taken for executions.  */
+  /* sfdo-convert counts with branch stacks, else retired instructions
+     before cycles or a timer (converter/event_plan.h).  A profile naming
+     no event (AutoFDO's, from branch stacks; one written by hand) is
+     taken for executions.  */
   sfdo_counts_executions = sfdo_from_branch_stacks || !h->nevents;
   for (size_t i = 0; i < h->nevents; i++)
-    sfdo_counts_executions |= counting_event
-      (sfdo_profile_str (sfdo_profile, h->events[i].name));
+    sfdo_counts_executions |= sfdo_event_name_is_instructions
+      (sfdo_profile_str (sfdo_profile, h->events[i].name)) != 0;
   sfdo_summary.runs = 1;
   sfdo_summary.sum_max
     = (gcov_type) MIN (MAX (most, (uint64_t) 1),

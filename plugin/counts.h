@@ -26,8 +26,8 @@ uint64_t sfdo_sample_weight (unsigned size);
 double sfdo_samples_in (uint64_t weight);
 
 /* Whether the profile's counts are executions (branch stacks, retired
-   instructions or branches, or no event named), not executions weighted
-   by time (a timer, cycles).  */
+   instructions, or no event named), not executions weighted by time (a
+   timer, cycles).  */
 bool sfdo_counts_are_executions (void);
 
 /* Write the counts C onto the current function (of NODE): blocks,

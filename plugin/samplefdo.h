@@ -103,8 +103,8 @@ struct sfdo_stats
   vec<int> stale_fit;
   vec<location_t> stale_locations;
   unsigned blocks, known_blocks;
-  /* Measured counts above a dominator's, left to the flow (annotate.cc:
-     above_dominator).  */
+  /* Measured counts above a dominator's, taken for too high
+     (annotate.cc: above_dominator).  */
   unsigned counts_above_dominator;
   unsigned moved_inlinees;
   unsigned zero_blocks, unlikely_functions;
