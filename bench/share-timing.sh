@@ -48,12 +48,16 @@ built=$(sed -n 's/^Written by .* commit \([0-9a-f]*\)\.$/\1/p' "$WORK/section.md
 python3 bench/real/measure.py "$OUT/spec.tsv" "$REPS" "$OUT/runs" "$OUT/times.json"
 python3 - "$OUT/times.json" "$REPS" "$RECORD" "${built:-$commit}" \
     "$(( $(date +%s) - START ))" "${PROGS[@]}" > "$OUT/section.md" <<'PY'
-import json, statistics, sys, time
+import importlib.util, json, statistics, sys, time
+# The names and the share of PGO's gain as the decisions bench's report
+# computes them.
+spec = importlib.util.spec_from_file_location("report", "bench/decisions-report.py")
+report = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(report)
 times, reps, record, built, elapsed = sys.argv[1:6]
 progs = sys.argv[6:]
 t = json.load(open(times))["programs"]
-names = {"lua": "Lua 5.4.4", "sqlite": "SQLite 3.40.1 speedtest1"}
-def med(xs): return statistics.median(xs)
+med = report.med
 out = ["## Share of PGO's gain, re-timed", "",
        "Written by `bench/share-timing.sh` on %s UTC (the run took %d min), "
        "timing the builds of `bench/decisions-bench.sh --record %s` (commit %s)."
@@ -74,9 +78,9 @@ for p in progs:
         r = v[k]["ratio_time"]
         q = statistics.quantiles(r, n=4)
         share = ("(%+.1f%%)" % (100 * (1 / pgo - 1)) if k == "pgo"
-                 else "%.0f%%" % (100 * (1 / med(r) - 1) / (1 / pgo - 1)) if pgo < 1 else "-")
+                 else report.pct(report.gain_share(med(r), pgo)))
         out.append("| %s | %s | %.3f (%.2f-%.2f) | %.3f-%.3f | %s |"
-                   % (names.get(p, p), label, med(r), min(r), max(r), q[0], q[2], share))
+                   % (report.NAMES.get(p, p), label, med(r), min(r), max(r), q[0], q[2], share))
 print("\n".join(out))
 PY
 results_write_section "## Share of PGO's gain, re-timed" "$OUT/section.md"
