@@ -14,6 +14,17 @@
 
 #define LEN(a) (sizeof (a) / sizeof (a)[0])
 
+/* The pairs aligning OLD (NOLD) with CUR (NCUR), which must succeed;
+   their number into *N.  */
+static struct sfdo_anchor_pair *
+aligned (const struct sfdo_anchor *old, size_t nold,
+         const struct sfdo_anchor *cur, size_t ncur, size_t *n)
+{
+  struct sfdo_anchor_pair *p;
+  assert_int_equal (sfdo_align_anchors (old, nold, cur, ncur, &p, n), 0);
+  return p;
+}
+
 static void
 test_callees_compare_without_clone_suffixes (void **state)
 {
@@ -33,10 +44,8 @@ test_alignment_follows_an_insertion (void **state)
                                      { 14, "d" } };
   const struct sfdo_anchor cur[] = { { 5, "a" }, { 7, "new" }, { 11, "b" },
                                      { 13, "c" }, { 17, "d" }, { 20, "e" } };
-  struct sfdo_anchor_pair *p;
   size_t n;
-  assert_int_equal (sfdo_align_anchors (old, LEN (old), cur, LEN (cur), &p,
-                                        &n), 0);
+  struct sfdo_anchor_pair *p = aligned (old, LEN (old), cur, LEN (cur), &n);
   assert_int_equal (n, 4);
   const int64_t want[][2] = { { 5, 5 }, { 8, 11 }, { 10, 13 }, { 14, 17 } };
   for (size_t i = 0; i < n; i++)
@@ -73,10 +82,8 @@ test_ties_keep_anchors_in_place (void **state)
   const struct sfdo_anchor cur[] = { { 5, "index" }, { 16, "barrier" },
                                      { 17, "check" }, { 24, "barrier" },
                                      { 25, "check" } };
-  struct sfdo_anchor_pair *p;
   size_t n;
-  assert_int_equal (sfdo_align_anchors (old, LEN (old), cur, LEN (cur), &p,
-                                        &n), 0);
+  struct sfdo_anchor_pair *p = aligned (old, LEN (old), cur, LEN (cur), &n);
   assert_int_equal (n, 3);
   assert_true (sfdo_anchor_pairs_unmoved (p, n));
   free (p);
@@ -93,10 +100,8 @@ test_branch_ties_keep_anchors_in_place (void **state)
                                      { 21, sfdo_branch_anchor } };
   const struct sfdo_anchor cur[] = { { 14, sfdo_branch_anchor },
                                      { 18, sfdo_branch_anchor } };
-  struct sfdo_anchor_pair *p;
   size_t n;
-  assert_int_equal (sfdo_align_anchors (old, LEN (old), cur, LEN (cur), &p,
-                                        &n), 0);
+  struct sfdo_anchor_pair *p = aligned (old, LEN (old), cur, LEN (cur), &n);
   assert_int_equal (n, 1);
   assert_int_equal (p[0].from, 18);
   assert_int_equal (p[0].to, 18);
@@ -117,20 +122,18 @@ test_last_lone_branch_is_dropped (void **state)
                                { 13, sfdo_branch_anchor },
                                { 16, sfdo_branch_anchor },
                                { 21, sfdo_branch_anchor } };
-  struct sfdo_anchor_pair *p;
   size_t n;
-  assert_int_equal (sfdo_align_anchors (old, LEN (old), cur, LEN (cur), &p,
-                                        &n), 0);
+  struct sfdo_anchor_pair *p = aligned (old, LEN (old), cur, LEN (cur), &n);
   assert_int_equal (n, 3);
   assert_true (sfdo_anchor_pairs_unmoved (p, n));
   free (p);
   /* Two branches, the second moved: an edit between them, kept.  */
-  assert_int_equal (sfdo_align_anchors (old + 2, 2, cur + 2, 2, &p, &n), 0);
+  p = aligned (old + 2, 2, cur + 2, 2, &n);
   assert_int_equal (n, 2);
   assert_int_equal (p[1].to, 21);
   free (p);
   /* The only branch, moved: kept.  */
-  assert_int_equal (sfdo_align_anchors (old + 3, 1, cur + 3, 1, &p, &n), 0);
+  p = aligned (old + 3, 1, cur + 3, 1, &n);
   assert_int_equal (n, 1);
   assert_false (sfdo_anchor_pairs_unmoved (p, n));
   free (p);
