@@ -324,6 +324,24 @@ move_source (const cs_insn *insn)
   return perf_reg (x->operands[1].reg);
 }
 
+/* A register cleared whole: xor or sub of a 32- or 64-bit register with
+   itself, or a move of 0 into one (GCC clears rdx so before an unsigned
+   division, -O2 and -O1 respectively): its perf number, else -1.  */
+static int
+zeroed_register (const cs_insn *insn)
+{
+  const cs_x86 *x = &insn->detail->x86;
+  if (x->op_count != 2 || x->operands[0].type != X86_OP_REG
+      || x->operands[0].size < 4)
+    return -1;
+  const cs_x86_op *src = &x->operands[1];
+  int self = (insn->id == X86_INS_XOR || insn->id == X86_INS_SUB)
+             && src->type == X86_OP_REG && src->reg == x->operands[0].reg;
+  int move_zero = insn->id == X86_INS_MOV && src->type == X86_OP_IMM
+                  && src->imm == 0;
+  return self || move_zero ? perf_reg (x->operands[0].reg) : -1;
+}
+
 void
 sfdo_decode_one (struct sfdo_decoder *d, const uint8_t *code, size_t len,
                  uint64_t addr, struct sfdo_insn_info *out)
@@ -333,6 +351,7 @@ sfdo_decode_one (struct sfdo_decoder *d, const uint8_t *code, size_t len,
   out->target_reg = -1;
   out->target_base = -1;
   out->move_from = -1;
+  out->zeroes = -1;
   const uint8_t *p = code;
   if (!cs_disasm_iter (d->handle, &p, &len, &addr, d->insn))
     return;
@@ -343,6 +362,7 @@ sfdo_decode_one (struct sfdo_decoder *d, const uint8_t *code, size_t len,
   note_division (d->insn, out);
   out->target_reg = (int8_t) target_register (d->handle, d->insn);
   out->move_from = (int8_t) move_source (d->insn);
+  out->zeroes = (int8_t) zeroed_register (d->insn);
   target_in_memory (d->handle, d->insn, &out->target_base, &out->target_disp);
   cs_regs read, written;
   uint8_t nread = 0, nwritten = 0;

@@ -81,6 +81,8 @@ struct sfdo_insn_info {
   int8_t move_from;           /* a 64-bit register-to-register move from
                                  this register (into the one it writes),
                                  else -1 */
+  int8_t zeroes;              /* a register this leaves 0 whole (xor
+                                 with itself, mov $0), else -1 */
 };
 
 /* Decode the instruction at CODE (LEN bytes available), loaded at ADDR.  */

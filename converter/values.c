@@ -35,17 +35,23 @@ is_mem_operation (const struct sfdo_symtab *st, uint64_t target)
 /* Whether instruction INFO at AT is a site (a division by a register, a
    memory operation's call, or its tail call: a function that only passes
    its arguments on compiles to a jump) whose operand WRITTEN leaves
-   intact.  */
+   intact.  ZEROED: the registers written since the sample whose last
+   write cleared them.  */
 static int
 site_at (const struct sfdo_symtab *st, const struct sfdo_insn_info *info,
-         uint64_t at, uint32_t written, struct sfdo_value_site *site)
+         uint64_t at, uint32_t written, uint32_t zeroed,
+         struct sfdo_value_site *site)
 {
   if (info->div_reg >= 0 && !(written & (1u << info->div_reg)))
     {
-      uint32_t dividend = 1u << PERF_REG_AX | 1u << PERF_REG_DX;
+      uint32_t high = 1u << PERF_REG_DX;
+      int high_zeroed = (zeroed & high) != 0;
+      int dividend_known = !(written & (1u << PERF_REG_AX))
+                           && (!(written & high) || high_zeroed);
       *site = (struct sfdo_value_site) { at, info->div_reg, info->div_width,
                                     info->div_signed, SFDO_VALUE_DIVMOD,
-                                    !(written & dividend), 0, 0 };
+                                    (uint8_t) dividend_known, 0, 0,
+                                    (uint8_t) high_zeroed };
       return 1;
     }
   uint64_t callee = info->kind == SFDO_INSN_CALL ? info->call_target
@@ -55,7 +61,8 @@ site_at (const struct sfdo_symtab *st, const struct sfdo_insn_info *info,
     {
       *site = (struct sfdo_value_site) { at, PERF_REG_DX, 8, 0,
                                     SFDO_VALUE_MEMSIZE,
-                                    !(written & (1u << PERF_REG_DI)), 0, 0 };
+                                    !(written & (1u << PERF_REG_DI)), 0, 0,
+                                    0 };
       return 1;
     }
   return 0;
@@ -88,7 +95,7 @@ icall_site_at (const struct sfdo_insn_info *info, uint64_t at,
       }
   *site = (struct sfdo_value_site) { at, (int8_t) reg, 8, 0, SFDO_VALUE_ICALL,
                                      1, (uint8_t) through_memory,
-                                     info->target_disp };
+                                     info->target_disp, 0 };
   return 1;
 }
 
@@ -134,7 +141,7 @@ find_site (struct sfdo_value_sites *vs, struct sfdo_decoder *dec,
     return 0;
   if (len > hi - vaddr)
     len = (size_t) (hi - vaddr);
-  uint32_t written = 0;
+  uint32_t written = 0, zeroed = 0;
   uint64_t at = vaddr;
   struct sfdo_insn_info window[MAX_LOOKAHEAD];
   for (int n = 0; n < MAX_LOOKAHEAD && at < hi; n++)
@@ -143,13 +150,15 @@ find_site (struct sfdo_value_sites *vs, struct sfdo_decoder *dec,
       sfdo_decode_one (dec, code + (at - vaddr), (size_t) (hi - at), at, info);
       if (!info->size)
         return 0;
-      if (site_at (st, info, at, written, site))
+      if (site_at (st, info, at, written, zeroed, site))
         return 1;
       if (icall_site_at (info, at, window, n, site))
         return same_block (vs, dec, st, lo, hi, vaddr, at);
       if (info->kind != SFDO_INSN_OTHER || info->div_reg >= 0)
         return 0;
       written |= info->writes;
+      zeroed = info->zeroes >= 0 ? zeroed | 1u << info->zeroes
+                                 : zeroed & ~info->writes;
       at += info->size;
     }
   return 0;
@@ -222,9 +231,12 @@ quotient_class (const struct sfdo_value_site *site,
   uint64_t low, high;
   if (site->is_signed || !site->aux_regs_intact || !divisor
       || (site->width != 4 && site->width != 8)
-      || !register_value (regs, mask, PERF_REG_AX, site->width, 0, &low)
-      || !register_value (regs, mask, PERF_REG_DX, site->width, 0, &high)
-      || high)
+      || !register_value (regs, mask, PERF_REG_AX, site->width, 0, &low))
+    return 0;
+  if (site->high_zeroed)
+    high = 0;
+  else if (!register_value (regs, mask, PERF_REG_DX, site->width, 0, &high)
+           || high)
     return 0;
   uint64_t q = low / divisor;
   *out = q < 2 ? q : 2;

@@ -40,6 +40,8 @@ struct sfdo_value_site {
   uint8_t through_memory;       /* ICALL: the target is the pointer at
                                    disp(reg), a vtable slot */
   int32_t disp;
+  uint8_t high_zeroed;          /* DIVMOD: rdx is 0 at the site, cleared
+                                   after the sample (xor %edx,%edx) */
 };
 
 /* The value sites of one binary found so far.  */

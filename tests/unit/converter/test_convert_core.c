@@ -116,6 +116,71 @@ test_branch_stack_samples_give_values (void **state)
   sfdo_profile_free (r.p);
 }
 
+/* The instruction of divide that clears rdx, the high half of its
+   dividend, before the division.  */
+static uint64_t
+divide_clears_high_half (const struct core *c)
+{
+  struct sfdo_symtab *st = NULL;
+  struct sfdo_decoder *dec = NULL;
+  const uint8_t *code;
+  size_t len;
+  uint64_t found = 0;
+  if (sfdo_symtab_open (c->bin, &st, NULL) != SFDO_OK
+      || sfdo_decoder_new (62, &dec, NULL) != SFDO_OK
+      || sfdo_symtab_code (st, c->divide, &code, &len) != 0)
+    fail_msg ("cannot decode divide");
+  struct sfdo_insn_info info;
+  for (uint64_t at = c->divide; !found && at < c->divide + 32; at += info.size)
+    {
+      sfdo_decode_one (dec, code + (at - c->divide), len - (at - c->divide),
+                       at, &info);
+      if (!info.size || info.div_reg >= 0)
+        break;
+      if (info.zeroes == REG_DX)
+        found = at;
+    }
+  sfdo_decoder_free (dec);
+  sfdo_symtab_free (st);
+  return found;
+}
+
+/* A sample at the instruction that clears rdx before an unsigned
+   division still sees the dividend: rax holds its low half, and the high
+   half is the 0 about to be written, whatever rdx holds at the sample.
+   One before rax is loaded sees the divisor only.  */
+static void
+test_quotient_from_before_the_high_half_is_cleared (void **state)
+{
+  struct core *c = *state;
+  struct core_data d;
+  uint64_t clear = divide_clears_high_half (c);
+  assert_true (clear > c->divide);
+  uint64_t regs[NREGS] = { 0 };
+  regs[REG_AX] = 20;
+  regs[REG_DX] = 99;            /* what the clearing overwrites */
+  regs[REG_SI] = 7;
+  uint64_t early[NREGS] = { 0 };
+  early[REG_AX] = 3;            /* not the dividend yet */
+  early[REG_SI] = 7;
+  core_data_start (c, &d, "quotient.data", &EV_INSNS_REGS, 1);
+  core_data_mmap (&d, c->bin);
+  for (int i = 0; i < 10; i++)
+    {
+      core_data_sample (&d, 0, clear,
+                        &(struct core_sample) { 1000, NULL, 0, regs });
+      core_data_sample (&d, 0, c->divide,
+                        &(struct core_sample) { 1000, NULL, 0, early });
+    }
+  core_data_finish (&d);
+  struct core_result r = core_convert_ok (d.path, c->bin);
+  const struct sfdo_prof_func *f = core_func (r.p, "divide");
+  assert_int_equal (core_value (f, SFDO_VALUE_DIVMOD, 7), 20000);
+  assert_int_equal (core_value (f, SFDO_VALUE_QUOTIENT, 2), 10000);
+  assert_int_equal (core_value (f, SFDO_VALUE_QUOTIENT, 0), 0);
+  sfdo_profile_free (r.p);
+}
+
 static void
 test_lbr_and_instructions_combine (void **state)
 {
@@ -376,6 +441,7 @@ main (void)
     cmocka_unit_test (test_ip_samples_count_lines),
     cmocka_unit_test (test_branch_stacks_count_straight_runs),
     cmocka_unit_test (test_branch_stack_samples_give_values),
+    cmocka_unit_test (test_quotient_from_before_the_high_half_is_cleared),
     cmocka_unit_test (test_lbr_and_instructions_combine),
     cmocka_unit_test (test_one_instructions_event_with_lbr_and_registers),
     cmocka_unit_test (test_frequency_mode_gives_the_mean_period),

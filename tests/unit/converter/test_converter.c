@@ -313,6 +313,39 @@ test_decode_indirect_targets_and_moves (void **state)
   sfdo_decoder_free (d);
 }
 
+/* The registers an instruction clears whole, which value sites read as
+   a known 0 (the high half of an unsigned division's dividend).  */
+static void
+test_decode_cleared_registers (void **state)
+{
+  (void) state;
+  struct sfdo_decoder *d;
+  assert_int_equal (sfdo_decoder_new (62, &d, NULL), SFDO_OK);
+  static const struct {
+    uint8_t bytes[8];
+    size_t len;
+    int zeroes;
+  } cases[] = {
+    { { 0x31, 0xd2 }, 2, 3 },                             /* xor %edx,%edx */
+    { { 0x48, 0x31, 0xd2 }, 3, 3 },                       /* xor %rdx,%rdx */
+    { { 0x29, 0xc0 }, 2, 0 },                             /* sub %eax,%eax */
+    { { 0xba, 0, 0, 0, 0 }, 5, 3 },                       /* mov $0,%edx */
+    { { 0x45, 0x31, 0xc0 }, 3, 16 },                      /* xor %r8d,%r8d */
+    { { 0xba, 1, 0, 0, 0 }, 5, -1 },                      /* mov $1,%edx */
+    { { 0x31, 0xc2 }, 2, -1 },                            /* xor %eax,%edx */
+    { { 0x30, 0xd2 }, 2, -1 },                            /* xor %dl,%dl */
+    { { 0x66, 0x31, 0xd2 }, 3, -1 },                      /* xor %dx,%dx */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    {
+      struct sfdo_insn_info info;
+      sfdo_decode_one (d, cases[i].bytes, cases[i].len, 0x1000, &info);
+      assert_int_equal (info.size, cases[i].len);
+      assert_int_equal (info.zeroes, cases[i].zeroes);
+    }
+  sfdo_decoder_free (d);
+}
+
 static void
 test_blocks_of_hand_written_code (void **state)
 {
@@ -860,6 +893,7 @@ main (void)
     cmocka_unit_test (test_blocks_of_hand_written_code),
     cmocka_unit_test (test_blocks_padding),
     cmocka_unit_test (test_decode_indirect_targets_and_moves),
+    cmocka_unit_test (test_decode_cleared_registers),
   };
   const struct CMUnitTest symtab_tests[] = {
     cmocka_unit_test (test_symtab_inline_stacks),
