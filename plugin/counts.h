@@ -25,6 +25,12 @@ uint64_t sfdo_sample_weight (unsigned size);
 /* How many samples (at least) a histogram's total WEIGHT stands for.  */
 double sfdo_samples_in (uint64_t weight);
 
+/* Whether a value seen in SEEN of N samples likely took half or more of
+   the executions: its share's lower confidence bound (counts.cc) is half
+   or more.  GCC's value transforms and indirect-call promotion test
+   "half or more" on exact counts.  */
+bool sfdo_likely_majority (double seen, double n);
+
 /* Whether the profile's counts are executions (branch stacks, retired
    instructions, or no event named), not executions weighted by time (a
    timer, cycles).  */

@@ -44,6 +44,7 @@
 #include "../profiles/profile.h"
 #include "samplefdo.h"
 #include "position.h"
+#include "counts.h"
 #include "values.h"
 
 /* The profile id GCC gives the public function NAME in the unit that
@@ -146,30 +147,28 @@ profile_id_of (const char *name)
   return other_unit_profile_id (name);
 }
 
-/* Samples a call's targets need before GCC sees them.  GCC promotes a
-   target that took half of the calls, a threshold meant for exact
-   counts: with eight samples all showing one target, a target that took
-   under 70% of the calls would show so with probability 0.7^8, under 6%
-   (as for value histograms, values.cc).  A call with no callsamples
+/* Whether the samples of the targets of CALL (in a block of
+   discriminator DISC) of F make it likely that the leading one took half
+   the calls, the share ipa-profile promotes at (exact counts in mind):
+   sfdo_likely_majority on its callsamples.  A call with no callsamples
    histogram (a profile imported from AFDO or LLVM, or one written before
    the kind existed) is taken on its counts alone.  */
-#define SFDO_EDGE_MIN_SAMPLES 8
-
-/* Whether enough samples support the targets of CALL (in a block of
-   discriminator DISC) of F.  */
 
 static bool
 targets_supported (const struct sfdo_prof_func *f, gcall *call, unsigned disc)
 {
   const struct sfdo_prof_values *s
     = sfdo_histogram_at (f, call, disc, SFDO_VALUE_CALL_SAMPLES);
-  uint64_t samples = 0;
+  uint64_t samples = 0, top = 0;
 
   if (!s)
     return true;
   for (size_t i = 0; i < s->nentries; i++)
-    samples = sfdo_sat_add (samples, s->entries[i].count);
-  return samples >= SFDO_EDGE_MIN_SAMPLES;
+    {
+      samples = sfdo_sat_add (samples, s->entries[i].count);
+      top = MAX (top, s->entries[i].count);
+    }
+  return sfdo_likely_majority ((double) top, (double) samples);
 }
 
 /* Attach the indirect-call histogram H to CALL, targets by profile id;

@@ -44,26 +44,49 @@
 #include "position.h"
 #include "values.h"
 
-/* Samples a value histogram needs before it is handed to GCC.  GCC's
-   thresholds (a divisor in half the divisions, a size in five sixths of
-   the copies) are meant for exact counts: a site three samples saw with
-   one value would pass as "always".  With eight samples all alike, a
-   value that took under 70% of the calls would show so with probability
-   0.7^8, under 6%.  */
+/* GCC's value transforms test whether the leading value (a divisor, a
+   size, powers of two, quotients of 0 or 1) took half the executions or
+   more, a threshold meant for exact counts: from samples, two samples,
+   one with each of two divisors, would pass.  So a histogram is handed to
+   GCC only where its samples make that majority likely
+   (sfdo_likely_majority); GCC then tests the share they show.  (Handing
+   GCC the share's lower bound instead would decide the same, but a
+   transformed site would then keep a fallback path the samples never saw
+   run, with a count: tree-prof val-prof-10.c's copy of size 24.)  */
+
+/* Whether a value seen with weight SEEN of a histogram's ALL likely took
+   half the executions.  */
+
+static bool
+likely_majority (double seen, double all)
+{
+  return sfdo_likely_majority (sfdo_samples_in ((uint64_t) seen),
+			       sfdo_samples_in ((uint64_t) all));
+}
+
+/* The mean size and the destinations' alignment that the expander reads
+   have no threshold of their own: they want this many samples.  */
 #define SFDO_VALUE_MIN_SAMPLES 8.0
 
-/* H, or NULL if too few samples support it.  */
+/* The total weight of H's entries.  */
 
-static const struct sfdo_prof_values *
-supported (const struct sfdo_prof_values *h)
+static uint64_t
+histogram_weight (const struct sfdo_prof_values *h)
 {
   uint64_t weight = 0;
 
-  if (!h)
-    return NULL;
-  for (size_t i = 0; i < h->nentries; i++)
+  for (size_t i = 0; h && i < h->nentries; i++)
     weight = sfdo_sat_add (weight, h->entries[i].count);
-  return sfdo_samples_in (weight) >= SFDO_VALUE_MIN_SAMPLES ? h : NULL;
+  return weight;
+}
+
+/* H, or NULL if it has fewer than MIN_SAMPLES samples.  */
+
+static const struct sfdo_prof_values *
+supported (const struct sfdo_prof_values *h, double min_samples)
+{
+  return h && histogram_weight (h) && sfdo_samples_in (histogram_weight (h))
+				       >= min_samples ? h : NULL;
 }
 
 /* STMT's block count as a plain number, 0 if it has none.  */
@@ -113,18 +136,25 @@ sfdo_attach_topn (gimple *stmt, enum hist_type type, tree value,
   return true;
 }
 
-/* The entries of H as (value, count) pairs, at most the tracked number,
-   into OUT; returns how many.  */
+/* Attach H to STMT as the TOPN histogram of VALUE if its leading value
+   likely took half the executions.  */
 
-static unsigned
-entries_of (const struct sfdo_prof_values *h, struct sfdo_hist_entry *out)
+static bool
+attach_likely_topn (gimple *stmt, tree value, const struct sfdo_prof_values *h)
 {
+  struct sfdo_hist_entry entries[GCOV_TOPN_MAXIMUM_TRACKED_VALUES];
+  uint64_t weight = histogram_weight (h), top = 0;
   unsigned n = 0;
 
   for (size_t i = 0; i < h->nentries && n < GCOV_TOPN_MAXIMUM_TRACKED_VALUES;
        i++)
-    out[n++] = { (gcov_type) h->entries[i].value, h->entries[i].count };
-  return n;
+    {
+      entries[n++] = { (gcov_type) h->entries[i].value, h->entries[i].count };
+      top = MAX (top, h->entries[i].count);
+    }
+  if (!likely_majority ((double) top, (double) weight))
+    return false;
+  return sfdo_attach_topn (stmt, HIST_TYPE_TOPN_VALUES, value, entries, n);
 }
 
 /* Attach to the unsigned modulo STMT by DIVISOR how often the divisors of
@@ -143,7 +173,7 @@ attach_pow2 (gimple *stmt, tree divisor, const struct sfdo_prof_values *h)
       pow2 += (double) h->entries[i].count;
     else
       other += (double) h->entries[i].count;
-  if (all <= 0 || pow2 + other <= 0)
+  if (all <= 0 || !likely_majority (pow2, pow2 + other))
     return false;
   hist = new_histogram (stmt, HIST_TYPE_POW2, divisor, 2);
   hist->hvalue.counters[1] = (gcov_type) ((double) all * pow2
@@ -172,7 +202,8 @@ attach_quotients (gimple *stmt, const struct sfdo_prof_values *h)
 	+= (double) h->entries[i].count;
       n += (double) h->entries[i].count;
     }
-  if (all <= 0 || n <= 0)
+  /* The transform asks that quotients 0 and 1 together take half.  */
+  if (all <= 0 || !likely_majority (by_class[0] + by_class[1], n))
     return false;
   hist = new_histogram (stmt, HIST_TYPE_INTERVAL,
 			build2 (TRUNC_DIV_EXPR, type, gimple_assign_rhs1 (stmt),
@@ -281,7 +312,6 @@ sfdo_attach_value_histograms (const struct sfdo_prof_func *f)
 {
   basic_block bb;
   unsigned attached = 0;
-  struct sfdo_hist_entry entries[GCOV_TOPN_MAXIMUM_TRACKED_VALUES];
 
   if (!sfdo_family_on (SFDO_FAMILY_VALUES))
     return 0;
@@ -295,30 +325,32 @@ sfdo_attach_value_histograms (const struct sfdo_prof_func *f)
 
 	if (division (stmt, &operand)
 	    && (h = supported (sfdo_histogram_at (f, stmt, bb->discriminator,
-						  SFDO_VALUE_DIVMOD))))
+						  SFDO_VALUE_DIVMOD), 0)))
 	  {
-	    attached += sfdo_attach_topn (stmt, HIST_TYPE_TOPN_VALUES, operand,
-					  entries, entries_of (h, entries));
+	    attached += attach_likely_topn (stmt, operand, h);
 	    if (gimple_assign_rhs_code (stmt) == TRUNC_MOD_EXPR
 		&& TYPE_UNSIGNED (TREE_TYPE (operand)))
 	      {
 		attached += attach_pow2 (stmt, operand, h);
 		if ((h = supported (sfdo_histogram_at (f, stmt,
 						       bb->discriminator,
-						       SFDO_VALUE_QUOTIENT))))
+						       SFDO_VALUE_QUOTIENT),
+				    0)))
 		  attached += attach_quotients (stmt, h);
 	      }
 	  }
 	else if (string_operation (stmt, &operand)
 		 && (h = supported (sfdo_histogram_at (f, stmt,
 						       bb->discriminator,
-						       SFDO_VALUE_MEMSIZE))))
+						       SFDO_VALUE_MEMSIZE), 0)))
 	  {
-	    attached += sfdo_attach_topn (stmt, HIST_TYPE_TOPN_VALUES, operand,
-					  entries, entries_of (h, entries));
+	    attached += attach_likely_topn (stmt, operand, h);
+	    if (!supported (h, SFDO_VALUE_MIN_SAMPLES))
+	      continue;
 	    attached += attach_average (stmt, operand, h);
 	    if ((h = supported (sfdo_histogram_at (f, stmt, bb->discriminator,
-						   SFDO_VALUE_ALIGN))))
+						   SFDO_VALUE_ALIGN),
+				SFDO_VALUE_MIN_SAMPLES)))
 	      attached += attach_alignment (stmt, h);
 	  }
       }

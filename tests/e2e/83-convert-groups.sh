@@ -31,9 +31,10 @@ for f in main ops cold; do
     gcc -O2 -g -c "$D/$f.c" -o "$T/$f.o" || fail "compiling $f.c failed"
 done
 gcc "$T/main.o" "$T/ops.o" "$T/cold.o" -o "$T/prog"
-# A fixed, short period: the table call's targets need 8 supporting
-# samples (plugin/icall.cc), which a default-rate recording of this short
-# run may not hold when the machine is loaded.
+# A fixed, short period: the table call's leading target needs enough
+# supporting samples to be a likely majority (plugin/counts.cc), which a
+# default-rate recording of this short run may not hold when the machine
+# is loaded.
 REC=(-e "$PERF_EVENT" -c 50000)
 "$SFDO_BUILD/sfdo-record" -q "${REC[@]}" -o "$T/p.data" -- "$T/prog" > /dev/null 2>"$T/record.err" ||
     fail "sfdo-record failed: $(cat "$T/record.err")"

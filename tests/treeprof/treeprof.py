@@ -67,7 +67,7 @@ EXEMPT = {
     ("ic-misattribution-1.c", "hist->count 1 hist->all 1"):
         "an exact histogram of one call (count 1 of 1)",
     ("val-prof-2.c", "div/mod by constant 256"):
-        "256 is the divisor of exactly half the divisions, and GCC specialises only at half or more (2 * count >= all): a sampled share falls on either side of the tie",
+        "256 is the divisor of exactly half the divisions, and GCC specialises only at half or more (2 * count >= all): a sampled share falls on either side of the tie, and the plugin hands GCC a divisor only where its samples make half or more likely (plugin/values.cc), which a tie never does",
     ("indir-call-prof-topn.c", "2 \\(200.00%\\) speculations"):
         "two targets with exactly half the calls each, and ipa-profile speculates only on a target of probability 0.5 or more: of two sampled shares one is almost always just below",
     ("crossmodule-indir-call-topn-1.c", "2 \\(200.00%\\) speculations"):
