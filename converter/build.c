@@ -106,11 +106,15 @@ complete_functions (const struct sfdo_match *m,
 }
 
 /* The header: build-ids of the binaries that gave samples, the modes
-   used, the tool, the events and the sample totals.  */
+   used, the tool, the events and the sample totals.  TIME: the IP counts
+   are of an event other than retired instructions (cycles, a timer),
+   weighted by how long instructions take, not how often they run (the
+   plugin tells executions by it: the events a header lists do not, once
+   profiles of a timer and of retired instructions are merged).  */
 static void
 fill_header (struct sfdo_profile *p, const struct sfdo_match *m,
              const struct sfdo_tally *tallies,
-             const struct sfdo_build_notes *notes, int ip, int lbr)
+             const struct sfdo_build_notes *notes, int ip, int lbr, int time)
 {
   for (size_t i = 0; i < sfdo_match_nbinaries (m); i++)
     {
@@ -122,6 +126,8 @@ fill_header (struct sfdo_profile *p, const struct sfdo_match *m,
     sfdo_profile_add_mode (p, "ip");
   if (lbr)
     sfdo_profile_add_mode (p, "lbr");
+  if (ip && time)
+    sfdo_profile_add_mode (p, "time");
   /* complete_functions records every sampled function's call sites.  */
   sfdo_profile_add_mode (p, "shape");
   if (notes->tool)
@@ -183,7 +189,7 @@ sfdo_build_profile (const struct sfdo_build_opts *o,
                          &ip, &lbr, err);
   if (rc == SFDO_OK)
     {
-      fill_header (p, m, tallies, notes, ip, lbr);
+      fill_header (p, m, tallies, notes, ip, lbr, !o->ip_counts_instructions);
       rc = sfdo_profile_finalize (p, err);
     }
   if (rc == SFDO_OK && notes->heads_from_calls && !lbr)

@@ -164,13 +164,18 @@ sfdo_install_profile_info (void)
     sfdo_period = MAX (sfdo_period, h->events[i].period);
   sfdo_from_branch_stacks = sfdo_profile_has_mode (sfdo_profile, "lbr");
   /* sfdo-convert counts with branch stacks, else retired instructions
-     before cycles or a timer (converter/event_plan.h).  A profile naming
-     no event (AutoFDO's, from branch stacks; one written by hand) is
-     taken for executions.  */
-  sfdo_counts_executions = sfdo_from_branch_stacks || !h->nevents;
+     before cycles or a timer (converter/event_plan.h), and says "time"
+     where its IP counts are of cycles or a timer.  Profiles without that
+     mode (older, merged from ones without it) are taken for executions
+     where they name an instruction event; one naming no event (AutoFDO's,
+     from branch stacks; one written by hand) is too.  */
+  sfdo_counts_executions = !h->nevents;
   for (size_t i = 0; i < h->nevents; i++)
     sfdo_counts_executions |= sfdo_event_name_is_instructions
       (sfdo_profile_str (sfdo_profile, h->events[i].name)) != 0;
+  sfdo_counts_executions = sfdo_from_branch_stacks
+    || (sfdo_counts_executions && !sfdo_profile_has_mode (sfdo_profile,
+							   "time"));
   sfdo_summary.runs = 1;
   sfdo_summary.sum_max
     = (gcov_type) MIN (MAX (most, (uint64_t) 1),

@@ -12,7 +12,8 @@
 #
 # 1. A profile written by hand: f's loop runs 10000 times, the branch
 #    into its body 100; the body's tail (lines 11-12) says 9000.  Not
-#    from a timer, whose counts are weighted by time.
+#    from a timer or cycles, whose counts are weighted by time (the
+#    header's "time" mode, also where an instruction event is listed).
 # 2. tests/e2e/data/shared_tail.c, recorded with the emulated PMU's
 #    branch stacks: GCC keeps the handlers' common tail under the rare
 #    opcode 3's lines; the switch's count must stay the iterations'.
@@ -89,6 +90,18 @@ gcc -O2 -g -c d.c -o timer.o -fplugin="$SFDO_BUILD/samplefdo.so" \
   2> timer.err || fail "build failed: $(cat timer.err)"
 grep -q '(0 above a dominator' timer.err ||
   fail "a timer's profile had counts taken for too high: $(cat timer.err)"
+# The same where the header lists an instruction event beside cycles (a
+# profile merged from recordings of each) and says "time", which
+# sfdo-convert writes where it counted with cycles or a timer.
+{ echo '# sfdo-profile: 1'; echo '# mode: ip'; echo '# mode: time'
+  echo '# event: instructions:u period=1 samples=100000'
+  echo '# event: cycles:u period=1 samples=100000'
+  tail -n +2 d.prof; } > cycles.prof
+gcc -O2 -g -c d.c -o cycles.o -fplugin="$SFDO_BUILD/samplefdo.so" \
+  -fplugin-arg-samplefdo-profile=cycles.prof -fplugin-arg-samplefdo-verbose \
+  2> cycles.err || fail "build failed: $(cat cycles.err)"
+grep -q '(0 above a dominator' cycles.err ||
+  fail "a profile counted with cycles had counts taken for too high: $(cat cycles.err)"
 
 # 2. A recording.
 if [[ ! -e $SFDO_BUILD/sfdoemu-amd64-linux ]] || ! command -v valgrind >/dev/null 2>&1; then

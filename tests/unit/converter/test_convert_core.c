@@ -55,6 +55,7 @@ test_ip_samples_count_lines (void **state)
   assert_true (!loop || loop->total == 0);
   assert_true (core_has_mode (r.p, "ip"));
   assert_false (core_has_mode (r.p, "lbr"));
+  assert_true (core_has_mode (r.p, "time"));    /* a timer's samples */
   const struct sfdo_prof_header *h = sfdo_profile_header (r.p);
   assert_int_equal (h->nevents, 1);
   assert_string_equal (sfdo_profile_str (r.p, h->events[0].name),
@@ -181,6 +182,37 @@ test_quotient_from_before_the_high_half_is_cleared (void **state)
   sfdo_profile_free (r.p);
 }
 
+/* "time" says the IP counts are of a timer (or cycles), not retired
+   instructions: the events a header lists do not (a profile merged from
+   a timer's and an instruction recording's lists both).  */
+static void
+test_time_mode_follows_the_event_counted (void **state)
+{
+  struct core *c = *state;
+  struct core_data d;
+  const struct core_event ev[] = { EV_INSNS, EV_CLOCK };
+  core_data_start (c, &d, "insns-clock.data", ev, 2);
+  core_data_mmap (&d, c->bin);
+  for (int i = 0; i < 10; i++)
+    {
+      core_data_sample (&d, 0, c->straight,
+                        &(struct core_sample) { .period = 1000 });
+      core_data_sample (&d, 1, c->straight,
+                        &(struct core_sample) { .period = 10000 });
+    }
+  core_data_finish (&d);
+  struct core_result r = core_convert_ok (d.path, c->bin);
+  assert_true (core_has_mode (r.p, "ip"));
+  assert_false (core_has_mode (r.p, "time"));
+  sfdo_profile_free (r.p);
+  struct sfdo_convert_opts o = { .tool = "test", .count_event = "cpu-clock" };
+  const char *bin = c->bin;
+  r = core_convert (d.path, &bin, 1, &o);
+  assert_int_equal (r.rc, SFDO_OK);
+  assert_true (core_has_mode (r.p, "time"));
+  sfdo_profile_free (r.p);
+}
+
 static void
 test_lbr_and_instructions_combine (void **state)
 {
@@ -210,6 +242,7 @@ test_lbr_and_instructions_combine (void **state)
                > 0);
   assert_true (core_has_mode (r.p, "lbr"));
   assert_true (core_has_mode (r.p, "ip"));
+  assert_false (core_has_mode (r.p, "time"));
   const struct sfdo_prof_header *h = sfdo_profile_header (r.p);
   assert_int_equal (h->nevents, 2);
   assert_int_equal (r.stats.used, 30);
@@ -442,6 +475,7 @@ main (void)
     cmocka_unit_test (test_branch_stacks_count_straight_runs),
     cmocka_unit_test (test_branch_stack_samples_give_values),
     cmocka_unit_test (test_quotient_from_before_the_high_half_is_cleared),
+    cmocka_unit_test (test_time_mode_follows_the_event_counted),
     cmocka_unit_test (test_lbr_and_instructions_combine),
     cmocka_unit_test (test_one_instructions_event_with_lbr_and_registers),
     cmocka_unit_test (test_frequency_mode_gives_the_mean_period),
