@@ -29,7 +29,18 @@
    Consistency.  Counts and probabilities come from one flow: a block's
    count equals the sum of its in-edges' counts and of its out-edges', so
    no pass reports an "Invalid sum" that the counts caused; edits to
-   counts happen only inside the flow solution (annotate.cc).  */
+   counts happen only inside the flow solution (annotate.cc).
+
+   GCC 12's vectorizer divides by a zero count that is not PRECISE:
+   vect_do_peeling scales each block of a peeled epilogue by its count
+   over its count times 0.9, and profile_count::apply_scale divides when
+   the two differ in quality (an AFDO or ADJUSTED zero against the
+   GUESSED zero the probability makes), raising SIGFPE in cc1 (bzip2's
+   huffman.c with a timer recording; GCC's own -fauto-profile writes AFDO
+   zeros too).  A pass just before "vect" gives such zeros GUESSED
+   quality, where the two sides compare equal and nothing is divided;
+   GUESSED and AFDO zeros mean the same to every later consumer (never
+   "never executed", never hot).  */
 
 #include <math.h>
 
@@ -46,6 +57,7 @@
 #include "predict.h"
 #include "gcov-io.h"
 #include "dumpfile.h"
+#include "tree-pass.h"
 
 #include "../profiles/profile.h"
 #include "../converter/event_plan.h"
@@ -314,4 +326,68 @@ sfdo_check_consistency (void)
 	}
     }
   return bad;
+}
+
+/* --- the zeros the vectorizer divides by -------------------------------- */
+
+/* Give the current function's zero counts that are neither PRECISE nor
+   GUESSED already GUESSED quality (see the comment at the top).  Returns
+   how many it changed.  */
+
+static unsigned
+guess_unsure_zeros (void)
+{
+  basic_block bb;
+  unsigned changed = 0;
+
+  FOR_ALL_BB_FN (bb, cfun)
+    if (bb->count.initialized_p () && bb->count.to_gcov_type () == 0
+	&& bb->count.quality () > GUESSED
+	&& !(bb->count == profile_count::zero ()))
+      {
+	bb->count = bb->count.guessed ();
+	changed++;
+      }
+  return changed;
+}
+
+const pass_data pass_data_sfdo_zeros =
+{
+  GIMPLE_PASS, /* type */
+  "samplefdo-zeros", /* name */
+  OPTGROUP_NONE, /* optinfo_flags */
+  TV_PLUGIN_RUN, /* tv_id */
+  PROP_cfg, /* properties_required */
+  0, /* properties_provided */
+  0, /* properties_destroyed */
+  0, /* todo_flags_start */
+  0, /* todo_flags_finish */
+};
+
+class pass_sfdo_zeros : public gimple_opt_pass
+{
+public:
+  pass_sfdo_zeros (gcc::context *ctxt)
+    : gimple_opt_pass (pass_data_sfdo_zeros, ctxt)
+  {}
+
+  virtual bool gate (function *fn)
+  {
+    return (sfdo_profile != NULL && fn
+	    && profile_status_for_fn (fn) == PROFILE_READ);
+  }
+  virtual unsigned int execute (function *)
+  {
+    unsigned changed = guess_unsure_zeros ();
+    if (dump_file && changed)
+      fprintf (dump_file, "samplefdo: %u zero counts made GUESSED before "
+	       "the vectorizer\n", changed);
+    return 0;
+  }
+};
+
+opt_pass *
+sfdo_make_zeros_pass (gcc::context *ctxt)
+{
+  return new pass_sfdo_zeros (ctxt);
 }

@@ -48,4 +48,8 @@ void sfdo_write_counts (cgraph_node *node, const struct sfdo_fn_counts *c,
    the dumps' "Invalid sum"), reporting each in the pass's dump.  */
 unsigned sfdo_check_consistency (void);
 
+/* Make the pass, run just before "vect", that keeps GCC 12's vectorizer
+   from dividing by a zero count (counts.cc).  */
+opt_pass *sfdo_make_zeros_pass (gcc::context *ctxt);
+
 #endif

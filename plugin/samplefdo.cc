@@ -36,6 +36,7 @@
 
 #include "../profiles/profile.h"
 #include "samplefdo.h"
+#include "counts.h"
 #include "loops.h"
 
 /* GCC loads only plugins that declare this symbol.  */
@@ -461,12 +462,13 @@ inherit_dump_settings (opt_pass *pass)
 }
 
 /* Register the pass: in place of "profile", or beside it under
-   dump-only, where GCC's own counts are what is dumped.  */
+   dump-only, where GCC's own counts are what is dumped; and the guard
+   of the vectorizer's zero counts (counts.cc).  */
 
 static void
 register_pass (const char *base)
 {
-  struct register_pass_info pass_info;
+  struct register_pass_info pass_info, zeros_info;
 
   pass_info.pass = sfdo_make_pass (g);
   pass_info.reference_pass_name = "profile";
@@ -474,8 +476,14 @@ register_pass (const char *base)
   pass_info.pos_op = sfdo_opts.dump_only ? PASS_POS_INSERT_AFTER
 					 : PASS_POS_REPLACE;
   register_callback (base, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass_info);
-  if (!sfdo_opts.dump_only)
-    inherit_dump_settings (pass_info.pass);
+  if (sfdo_opts.dump_only)
+    return;
+  inherit_dump_settings (pass_info.pass);
+  zeros_info.pass = sfdo_make_zeros_pass (g);
+  zeros_info.reference_pass_name = "vect";
+  zeros_info.ref_pass_instance_number = 1;
+  zeros_info.pos_op = PASS_POS_INSERT_BEFORE;
+  register_callback (base, PLUGIN_PASS_MANAGER_SETUP, NULL, &zeros_info);
 }
 
 /* The plugin's entry point.  PLUGIN_INFO holds our name and arguments,
