@@ -80,28 +80,29 @@ tail=$(final_of d.dump f 11,12)
   fail "the branch into the loop body was raised to the tail's count: body $head, tail $tail (measured 100 and 9000)"
 echo "hand-written profile: body $head, tail $tail (measured 100 and 9000: the tail's count fell)"
 
+# kept NAME HEADER...: d.prof under the header lines HEADER, built: the
+# plugin takes no count for too high.
+kept() {
+    local name=$1
+    shift
+    { echo '# sfdo-profile: 1'; printf '%s\n' "$@"; tail -n +2 d.prof; } > "$name.prof"
+    gcc -O2 -g -c d.c -o "$name.o" -fplugin="$SFDO_BUILD/samplefdo.so" \
+      -fplugin-arg-samplefdo-profile="$name.prof" \
+      -fplugin-arg-samplefdo-verbose 2> "$name.err" ||
+      fail "build failed: $(cat "$name.err")"
+    grep -q '(0 above a dominator' "$name.err" ||
+      fail "$name: counts taken for too high: $(cat "$name.err")"
+}
 # A timer's counts are executions weighted by time, which a dominated
 # block of slow instructions may exceed: the same profile from cpu-clock
-# keeps its measurements.
-{ echo '# sfdo-profile: 1'; echo '# event: cpu-clock:u period=1 samples=100000'
-  tail -n +2 d.prof; } > timer.prof
-gcc -O2 -g -c d.c -o timer.o -fplugin="$SFDO_BUILD/samplefdo.so" \
-  -fplugin-arg-samplefdo-profile=timer.prof -fplugin-arg-samplefdo-verbose \
-  2> timer.err || fail "build failed: $(cat timer.err)"
-grep -q '(0 above a dominator' timer.err ||
-  fail "a timer's profile had counts taken for too high: $(cat timer.err)"
-# The same where the header lists an instruction event beside cycles (a
-# profile merged from recordings of each) and says "time", which
-# sfdo-convert writes where it counted with cycles or a timer.
-{ echo '# sfdo-profile: 1'; echo '# mode: ip'; echo '# mode: time'
-  echo '# event: instructions:u period=1 samples=100000'
-  echo '# event: cycles:u period=1 samples=100000'
-  tail -n +2 d.prof; } > cycles.prof
-gcc -O2 -g -c d.c -o cycles.o -fplugin="$SFDO_BUILD/samplefdo.so" \
-  -fplugin-arg-samplefdo-profile=cycles.prof -fplugin-arg-samplefdo-verbose \
-  2> cycles.err || fail "build failed: $(cat cycles.err)"
-grep -q '(0 above a dominator' cycles.err ||
-  fail "a profile counted with cycles had counts taken for too high: $(cat cycles.err)"
+# keeps its measurements.  So does one whose header lists an instruction
+# event beside cycles (a profile merged from recordings of each) and says
+# "time", which sfdo-convert writes where it counted with cycles or a
+# timer.
+kept timer '# event: cpu-clock:u period=1 samples=100000'
+kept cycles '# mode: ip' '# mode: time' \
+  '# event: instructions:u period=1 samples=100000' \
+  '# event: cycles:u period=1 samples=100000'
 
 # 2. A recording.
 if [[ ! -e $SFDO_BUILD/sfdoemu-amd64-linux ]] || ! command -v valgrind >/dev/null 2>&1; then

@@ -274,6 +274,19 @@ test_blocks_decoder_is_x86_64_only (void **state)
   sfdo_decoder_free (NULL);
 }
 
+/* BYTES, LEN of them and one whole instruction, decoded at 0x1000.  */
+static struct sfdo_insn_info
+decode_instruction (const uint8_t *bytes, size_t len)
+{
+  struct sfdo_decoder *d;
+  struct sfdo_insn_info info;
+  assert_int_equal (sfdo_decoder_new (62, &d, NULL), SFDO_OK);
+  sfdo_decode_one (d, bytes, len, 0x1000, &info);
+  sfdo_decoder_free (d);
+  assert_int_equal (info.size, len);
+  return info;
+}
+
 /* What the value sites of indirect calls read from a decoded
    instruction: the register a call or jump goes through, a vtable slot's
    base and offset, 64-bit register moves.  */
@@ -281,8 +294,6 @@ static void
 test_decode_indirect_targets_and_moves (void **state)
 {
   (void) state;
-  struct sfdo_decoder *d;
-  assert_int_equal (sfdo_decoder_new (62, &d, NULL), SFDO_OK);
   static const struct {
     uint8_t bytes[8];
     size_t len;
@@ -301,16 +312,14 @@ test_decode_indirect_targets_and_moves (void **state)
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
     {
-      struct sfdo_insn_info info;
-      sfdo_decode_one (d, cases[i].bytes, cases[i].len, 0x1000, &info);
-      assert_int_equal (info.size, cases[i].len);
+      struct sfdo_insn_info info
+        = decode_instruction (cases[i].bytes, cases[i].len);
       assert_int_equal (info.target_reg, cases[i].target_reg);
       assert_int_equal (info.target_base, cases[i].target_base);
       if (cases[i].target_base >= 0)
         assert_int_equal (info.target_disp, cases[i].disp);
       assert_int_equal (info.move_from, cases[i].move_from);
     }
-  sfdo_decoder_free (d);
 }
 
 /* The registers an instruction clears whole, which value sites read as
@@ -319,8 +328,6 @@ static void
 test_decode_cleared_registers (void **state)
 {
   (void) state;
-  struct sfdo_decoder *d;
-  assert_int_equal (sfdo_decoder_new (62, &d, NULL), SFDO_OK);
   static const struct {
     uint8_t bytes[8];
     size_t len;
@@ -337,13 +344,8 @@ test_decode_cleared_registers (void **state)
     { { 0x66, 0x31, 0xd2 }, 3, -1 },                      /* xor %dx,%dx */
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-    {
-      struct sfdo_insn_info info;
-      sfdo_decode_one (d, cases[i].bytes, cases[i].len, 0x1000, &info);
-      assert_int_equal (info.size, cases[i].len);
-      assert_int_equal (info.zeroes, cases[i].zeroes);
-    }
-  sfdo_decoder_free (d);
+    assert_int_equal (decode_instruction (cases[i].bytes, cases[i].len).zeroes,
+                      cases[i].zeroes);
 }
 
 static void
