@@ -37,10 +37,14 @@
    the two differ in quality (an AFDO or ADJUSTED zero against the
    GUESSED zero the probability makes), raising SIGFPE in cc1 (bzip2's
    huffman.c with a timer recording; GCC's own -fauto-profile writes AFDO
-   zeros too).  A pass just before "vect" gives such zeros GUESSED
-   quality, where the two sides compare equal and nothing is divided;
-   GUESSED and AFDO zeros mean the same to every later consumer (never
-   "never executed", never hot).  */
+   zeros too).  A pass just before "vect" gives the zeros of the
+   function's blocks GUESSED quality, where the two sides compare equal
+   and nothing is divided.  GUESSED and AFDO zeros mean the same to every
+   later consumer (never "never executed", never hot); an ADJUSTED zero
+   (a count of the default quality that a pass scaled down to 0) also
+   stops being reliable_p, which a loop's trip count estimate asks, and a
+   loop whose blocks count 0 has no trip count to estimate.  ENTRY and EXIT keep theirs, which node->count
+   repeats.  */
 
 #include <math.h>
 
@@ -340,7 +344,7 @@ guess_unsure_zeros (void)
   basic_block bb;
   unsigned changed = 0;
 
-  FOR_ALL_BB_FN (bb, cfun)
+  FOR_EACH_BB_FN (bb, cfun)
     if (bb->count.initialized_p () && bb->count.to_gcov_type () == 0
 	&& bb->count.quality () > GUESSED
 	&& !(bb->count == profile_count::zero ()))
@@ -379,10 +383,7 @@ public:
   virtual unsigned int execute (function *)
   {
     long start = get_run_time ();
-    unsigned changed = guess_unsure_zeros ();
-    if (dump_file && changed)
-      fprintf (dump_file, "samplefdo: %u zero counts made GUESSED before "
-	       "the vectorizer\n", changed);
+    sfdo_stats.zeros_guessed += guess_unsure_zeros ();
     sfdo_stats.pass_usec += get_run_time () - start;
     return 0;
   }

@@ -31,9 +31,9 @@ double sfdo_samples_in (uint64_t weight);
    "half or more" on exact counts.  */
 bool sfdo_likely_majority (double seen, double n);
 
-/* Whether the profile's counts are executions (branch stacks, retired
-   instructions, or no event named), not executions weighted by time (a
-   timer, cycles).  */
+/* Whether the profile's counts are executions (branch stacks, or
+   retired instructions or no event named without the header's "time"
+   mode), not executions weighted by time (a timer, cycles).  */
 bool sfdo_counts_are_executions (void);
 
 /* Write the counts C onto the current function (of NODE): blocks,

@@ -206,6 +206,10 @@ print_stats (void)
     fprintf (stderr, "%s: %s: -ftracer off in %u functions where the "
 	     "profiled binary had if-converted a hot branch\n",
 	     SFDO_PLUGIN_NAME, unit, s->tracer_off);
+  if (s->zeros_guessed)
+    fprintf (stderr, "%s: %s: %u zero counts of blocks made GUESSED before "
+	     "the vectorizer (GCC 12 divides by them otherwise)\n",
+	     SFDO_PLUGIN_NAME, unit, s->zeros_guessed);
   if (s->inconsistent_blocks)
     fprintf (stderr, "%s: %s: %u blocks whose edge counts do not add up\n",
 	     SFDO_PLUGIN_NAME, unit, s->inconsistent_blocks);

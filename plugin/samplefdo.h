@@ -110,6 +110,7 @@ struct sfdo_stats
   unsigned zero_blocks, unlikely_functions;
   unsigned revived_functions;   /* never-run callers of functions that ran */
   unsigned tracer_off;          /* functions -ftracer was turned off in */
+  unsigned zeros_guessed;       /* zero counts made GUESSED before "vect" */
   unsigned replayed_inlines, call_counts_from_inlinees;
   unsigned loop_estimates;
   unsigned icall_histograms, value_histograms;

@@ -60,8 +60,9 @@
 static bool
 likely_majority (double seen, double all)
 {
-  return sfdo_likely_majority (sfdo_samples_in ((uint64_t) seen),
-			       sfdo_samples_in ((uint64_t) all));
+  double per_weight = sfdo_samples_in (1);
+
+  return sfdo_likely_majority (seen * per_weight, all * per_weight);
 }
 
 /* The mean size and the destinations' alignment that the expander reads

@@ -48,7 +48,7 @@ EOP
 rc=0
 gcc -O2 -g -c t.c -o t.o -fplugin="$SFDO_BUILD/samplefdo.so" \
   -fplugin-arg-samplefdo-profile=t.prof -fplugin-arg-samplefdo-dump=t.dump \
-  -fopt-info-vec-optimized 2> t.err || rc=$?
+  -fplugin-arg-samplefdo-verbose -fopt-info-vec-optimized 2> t.err || rc=$?
 if grep -q 'internal compiler error' t.err; then
   fail "cc1 crashed: $(grep -m1 'internal compiler error' t.err)"
 fi
@@ -57,4 +57,6 @@ grep -Eq '^ *bb [0-9]+ lines 8 raw 0 smoothed 0 final 0' t.dump ||
   fail "the profile did not give the loop's arm a zero count: $(cat t.dump)"
 grep -q 't.c:7:.*loop vectorized' t.err ||
   fail "the loop was not vectorized, so the test shows nothing: $(cat t.err)"
+grep -Eq '[1-9][0-9]* zero counts of blocks made GUESSED before the vectorizer' t.err ||
+  fail "the plugin changed no zero count before the vectorizer: $(cat t.err)"
 echo "$TEST_NAME: a loop with a zero-count arm vectorized without a crash"
