@@ -43,8 +43,8 @@
    later consumer (never "never executed", never hot); an ADJUSTED zero
    (a count of the default quality that a pass scaled down to 0) also
    stops being reliable_p, which a loop's trip count estimate asks, and a
-   loop whose blocks count 0 has no trip count to estimate.  ENTRY and EXIT keep theirs, which node->count
-   repeats.  */
+   loop whose blocks count 0 has no trip count to estimate.  ENTRY and
+   EXIT keep theirs, which node->count repeats.  */
 
 #include <math.h>
 
@@ -169,6 +169,21 @@ sfdo_likely_majority (double seen, double n)
 	 / (1 + z2n) >= 0.5;
 }
 
+bool
+sfdo_leader_likely (const struct sfdo_prof_values *h,
+		    double samples_per_count)
+{
+  uint64_t all = 0, top = 0;
+
+  for (size_t i = 0; i < h->nentries; i++)
+    {
+      all = sfdo_sat_add (all, h->entries[i].count);
+      top = MAX (top, h->entries[i].count);
+    }
+  return sfdo_likely_majority ((double) top * samples_per_count,
+			       (double) all * samples_per_count);
+}
+
 void
 sfdo_install_profile_info (void)
 {
@@ -185,13 +200,13 @@ sfdo_install_profile_info (void)
      mode (older, merged from ones without it) are taken for executions
      where they name an instruction event; one naming no event (AutoFDO's,
      from branch stacks; one written by hand) is too.  */
-  sfdo_counts_executions = !h->nevents;
+  bool names_instructions = !h->nevents;
   for (size_t i = 0; i < h->nevents; i++)
-    sfdo_counts_executions |= sfdo_event_name_is_instructions
+    names_instructions |= sfdo_event_name_is_instructions
       (sfdo_profile_str (sfdo_profile, h->events[i].name)) != 0;
-  sfdo_counts_executions = sfdo_from_branch_stacks
-    || (sfdo_counts_executions && !sfdo_profile_has_mode (sfdo_profile,
-							   "time"));
+  sfdo_counts_executions
+    = sfdo_from_branch_stacks
+      || (names_instructions && !sfdo_profile_has_mode (sfdo_profile, "time"));
   sfdo_summary.runs = 1;
   sfdo_summary.sum_max
     = (gcov_type) MIN (MAX (most, (uint64_t) 1),

@@ -6,6 +6,7 @@
 #define SFDO_PLUGIN_COUNTS_H
 
 struct sfdo_fn_counts;
+struct sfdo_prof_values;
 
 /* Read the program's summary from the whole profile (its largest count,
    its sampling period) and point profile_info at it, with the hot-block
@@ -30,6 +31,11 @@ double sfdo_samples_in (uint64_t weight);
    or more.  GCC's value transforms and indirect-call promotion test
    "half or more" on exact counts.  */
 bool sfdo_likely_majority (double seen, double n);
+
+/* sfdo_likely_majority for the leading entry of H, each unit of its
+   counts standing for SAMPLES_PER_COUNT samples.  */
+bool sfdo_leader_likely (const struct sfdo_prof_values *h,
+			 double samples_per_count);
 
 /* Whether the profile's counts are executions (branch stacks, or
    retired instructions or no event named without the header's "time"

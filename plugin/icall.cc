@@ -150,7 +150,7 @@ profile_id_of (const char *name)
 /* Whether the samples of the targets of CALL (in a block of
    discriminator DISC) of F make it likely that the leading one took half
    the calls, the share ipa-profile promotes at (exact counts in mind):
-   sfdo_likely_majority on its callsamples.  A call with no callsamples
+   sfdo_leader_likely on its callsamples.  A call with no callsamples
    histogram (a profile imported from AFDO or LLVM, or one written before
    the kind existed) is taken on its counts alone.  */
 
@@ -159,16 +159,8 @@ targets_supported (const struct sfdo_prof_func *f, gcall *call, unsigned disc)
 {
   const struct sfdo_prof_values *s
     = sfdo_histogram_at (f, call, disc, SFDO_VALUE_CALL_SAMPLES);
-  uint64_t samples = 0, top = 0;
 
-  if (!s)
-    return true;
-  for (size_t i = 0; i < s->nentries; i++)
-    {
-      samples = sfdo_sat_add (samples, s->entries[i].count);
-      top = MAX (top, s->entries[i].count);
-    }
-  return sfdo_likely_majority ((double) top, (double) samples);
+  return !s || sfdo_leader_likely (s, 1);
 }
 
 /* Attach the indirect-call histogram H to CALL, targets by profile id;

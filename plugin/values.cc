@@ -69,25 +69,18 @@ likely_majority (double seen, double all)
    have no threshold of their own: they want this many samples.  */
 #define SFDO_VALUE_MIN_SAMPLES 8.0
 
-/* The total weight of H's entries.  */
+/* H, or NULL if it has fewer than SFDO_VALUE_MIN_SAMPLES samples.  */
 
-static uint64_t
-histogram_weight (const struct sfdo_prof_values *h)
+static const struct sfdo_prof_values *
+supported (const struct sfdo_prof_values *h)
 {
   uint64_t weight = 0;
 
-  for (size_t i = 0; h && i < h->nentries; i++)
+  if (!h)
+    return NULL;
+  for (size_t i = 0; i < h->nentries; i++)
     weight = sfdo_sat_add (weight, h->entries[i].count);
-  return weight;
-}
-
-/* H, or NULL if it has fewer than MIN_SAMPLES samples.  */
-
-static const struct sfdo_prof_values *
-supported (const struct sfdo_prof_values *h, double min_samples)
-{
-  return h && histogram_weight (h) && sfdo_samples_in (histogram_weight (h))
-				       >= min_samples ? h : NULL;
+  return sfdo_samples_in (weight) >= SFDO_VALUE_MIN_SAMPLES ? h : NULL;
 }
 
 /* STMT's block count as a plain number, 0 if it has none.  */
@@ -144,17 +137,13 @@ static bool
 attach_likely_topn (gimple *stmt, tree value, const struct sfdo_prof_values *h)
 {
   struct sfdo_hist_entry entries[GCOV_TOPN_MAXIMUM_TRACKED_VALUES];
-  uint64_t weight = histogram_weight (h), top = 0;
   unsigned n = 0;
 
+  if (!sfdo_leader_likely (h, sfdo_samples_in (1)))
+    return false;
   for (size_t i = 0; i < h->nentries && n < GCOV_TOPN_MAXIMUM_TRACKED_VALUES;
        i++)
-    {
-      entries[n++] = { (gcov_type) h->entries[i].value, h->entries[i].count };
-      top = MAX (top, h->entries[i].count);
-    }
-  if (!likely_majority ((double) top, (double) weight))
-    return false;
+    entries[n++] = { (gcov_type) h->entries[i].value, h->entries[i].count };
   return sfdo_attach_topn (stmt, HIST_TYPE_TOPN_VALUES, value, entries, n);
 }
 
@@ -325,33 +314,29 @@ sfdo_attach_value_histograms (const struct sfdo_prof_func *f)
 	tree operand;
 
 	if (division (stmt, &operand)
-	    && (h = supported (sfdo_histogram_at (f, stmt, bb->discriminator,
-						  SFDO_VALUE_DIVMOD), 0)))
+	    && (h = sfdo_histogram_at (f, stmt, bb->discriminator,
+				       SFDO_VALUE_DIVMOD)))
 	  {
 	    attached += attach_likely_topn (stmt, operand, h);
 	    if (gimple_assign_rhs_code (stmt) == TRUNC_MOD_EXPR
 		&& TYPE_UNSIGNED (TREE_TYPE (operand)))
 	      {
 		attached += attach_pow2 (stmt, operand, h);
-		if ((h = supported (sfdo_histogram_at (f, stmt,
-						       bb->discriminator,
-						       SFDO_VALUE_QUOTIENT),
-				    0)))
+		if ((h = sfdo_histogram_at (f, stmt, bb->discriminator,
+					    SFDO_VALUE_QUOTIENT)))
 		  attached += attach_quotients (stmt, h);
 	      }
 	  }
 	else if (string_operation (stmt, &operand)
-		 && (h = supported (sfdo_histogram_at (f, stmt,
-						       bb->discriminator,
-						       SFDO_VALUE_MEMSIZE), 0)))
+		 && (h = sfdo_histogram_at (f, stmt, bb->discriminator,
+					    SFDO_VALUE_MEMSIZE)))
 	  {
 	    attached += attach_likely_topn (stmt, operand, h);
-	    if (!supported (h, SFDO_VALUE_MIN_SAMPLES))
+	    if (!supported (h))
 	      continue;
 	    attached += attach_average (stmt, operand, h);
 	    if ((h = supported (sfdo_histogram_at (f, stmt, bb->discriminator,
-						   SFDO_VALUE_ALIGN),
-				SFDO_VALUE_MIN_SAMPLES)))
+						   SFDO_VALUE_ALIGN))))
 	      attached += attach_alignment (stmt, h);
 	  }
       }
