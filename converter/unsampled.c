@@ -113,21 +113,6 @@ add_undescribed (const struct sfdo_symtab *st, const struct sfdo_tally *t,
   return added;
 }
 
-/* Mark in PRESENT the functions F's inline instances that ran show:
-   a function the profiled binary inlined wherever it was called has no
-   samples of its own, yet it ran.  */
-static void
-mark_inlined (const struct sfdo_prof_func *f, struct sfdo_u64map *present)
-{
-  for (size_t i = 0; i < f->ncallsites; i++)
-    {
-      const struct sfdo_prof_func *callee = f->callsites[i].callee;
-      if (callee->total || callee->head)
-        *sfdo_u64map_get (present, key_of (callee->name, callee->file)) = 1;
-      mark_inlined (callee, present);
-    }
-}
-
 size_t
 sfdo_add_unsampled_functions (const struct sfdo_symtab *st,
                               const struct sfdo_tally *t,
@@ -142,7 +127,6 @@ sfdo_add_unsampled_functions (const struct sfdo_symtab *st,
       if (!f)
         continue;
       *sfdo_u64map_get (&present, key_of (f->name, f->file)) = 1;
-      mark_inlined (f, &present);
     }
   for (size_t i = 0; i < sfdo_symtab_nfunctions (st); i++)
     {

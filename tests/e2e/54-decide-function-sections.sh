@@ -55,3 +55,20 @@ grep -q 'functions never ran (1 more ran because a function they call did)' \
   "$DECIDE_DIR/sfdo/plugin.err" ||
   fail "the plugin does not report digest_checked as run: $(grep 'never ran' "$DECIDE_DIR/sfdo/plugin.err")"
 echo "digest and its unsampled wrapper digest_checked in .text, by PGO and by sfdo"
+
+# A public function the program called only where GCC inlined it: the
+# samples of its inline copies say it ran, but its out-of-line copy, kept
+# for other units, never did.  -fprofile-use counts that copy's body
+# after early inlining and puts it in .text.unlikely; the profile lists
+# it as never run (its out-of-line copy caught no sample), and sfdo
+# places it there too.
+decide_build inlined "$D/inlined_public.c" -- -g
+grep -q '^fold:0:0$' "$DECIDE_DIR/sfdo.prof" ||
+  fail "the profile does not list fold's out-of-line copy as never run"
+for v in pgo sfdo; do
+  s=$(decide_section $v inlined_public.c fold)
+  [[ $s == .text.unlikely ]] || fail "$v: fold is in '$s', not .text.unlikely"
+done
+[[ $(decide_section o2 inlined_public.c fold) == .text ]] ||
+  fail "plain -O2 already moves fold: the test shows nothing"
+echo "fold, run only inlined, in .text.unlikely by PGO and by sfdo"
