@@ -81,6 +81,81 @@ inlinee_entries (const struct sfdo_prof_func *f, gimple *call, unsigned disc,
   return true;
 }
 
+/* Samples a block must have caught through the function it calls, had
+   it run as often as its count (or its predecessors') says, before the
+   callee's having caught none makes it a block that never ran.  */
+#define SFDO_DEAD_CALL_SAMPLES 3.0
+
+/* The most samples per entry that a function BB calls and that the
+   profile says never ran would have caught, at a call the profiled
+   binary did not inline (an instance there measures the call itself,
+   inlinee_entries); 0 if BB makes no such call.  */
+
+static double
+never_run_callee_samples (const struct sfdo_prof_func *f, basic_block bb)
+{
+  double most = 0;
+
+  for (gimple_stmt_iterator gsi = gsi_start_nondebug_bb (bb);
+       !gsi_end_p (gsi); gsi_next_nondebug (&gsi))
+    {
+      gcall *call = dyn_cast <gcall *> (gsi_stmt (gsi));
+      tree callee = call ? gimple_call_fndecl (call) : NULL_TREE;
+      cgraph_node *node = callee ? cgraph_node::get (callee) : NULL;
+      uint64_t entries;
+      double s = node ? sfdo_never_ran_samples
+			  (node->ultimate_alias_target ()->decl) : 0;
+      if (s > most && !inlinee_entries (f, call, bb->discriminator, &entries))
+	most = s;
+    }
+  return most;
+}
+
+/* Into DEAD_CALLS, the blocks of the current function that never ran
+   because a function they call never did, and their RAW count in C
+   zeroed.  A block ran no more often than its calls, and a function the
+   profile says never ran caught no sample: where running as often as
+   the block's count says (or, for a block without one, as its
+   predecessors') would have given the callee SFDO_DEAD_CALL_SAMPLES, the
+   callee's silence outweighs the block's count.  That count is wrong
+   where other code shares the block's line: SQLite's
+   checkProfileCallback macro puts its test and its call to
+   invokeProfileCallback on one line and discriminator, the call took the
+   test's 112 thousand, and GCC revived the callee as hot from that call
+   (handle_missing_profiles) where -fprofile-use finds it never ran.  And
+   the flow, which prices a zero at a few samples' worth, sent a hot
+   loop's sampling noise out through its error exits, whose calls to
+   sqlite3_log then made that function hot too.  A block entered a few
+   times (a setup call in main) is not evidence enough either way, and
+   keeps its count.  */
+
+static void
+find_dead_calls (const struct sfdo_prof_func *f, struct sfdo_fn_counts *c,
+		 sbitmap dead_calls)
+{
+  basic_block bb;
+  edge e;
+  edge_iterator ei;
+
+  FOR_EACH_BB_FN (bb, cfun)
+    {
+      double per_entry = never_run_callee_samples (f, bb);
+      int64_t context = c->raw[bb->index];
+      if (per_entry <= 0)
+	continue;
+      if (context <= 0)
+	{
+	  context = 0;
+	  FOR_EACH_EDGE (e, ei, bb->preds)
+	    context += MAX (c->raw[e->src->index], (int64_t) 0);
+	}
+      if ((double) context * per_entry < SFDO_DEAD_CALL_SAMPLES)
+	continue;
+      c->raw[bb->index] = 0;
+      bitmap_set_bit (dead_calls, bb->index);
+    }
+}
+
 /* The measured count of BB from F, or -1 if none of its statements is
    known to the profile.  Statements vote by sfdo_opts.vote.  */
 
@@ -678,6 +753,48 @@ flow_measurements (const struct sfdo_fn_counts *c, sbitmap over)
   return m;
 }
 
+/* Into OVER, the blocks of the current function that an earlier
+   annotation found never ran (a zero count of GCC's exact quality, which
+   hotcold.h gives only those), measured at zero in MEASURED (where they
+   had no measurement, the flow would take them for free), for the flow
+   to keep them there.  A function is annotated again when the
+   calls into it say it was entered more often than its own head count
+   says; the extra entries are the callers' sampling noise, not evidence
+   that a path the body's samples ruled out ran, yet the flow, which
+   prices a zero at a few samples' worth, sent them down the cheapest
+   path: SQLite's decodeFlags, entered 645 times more by its callers,
+   routed them all through its corruption error path.  */
+
+static void
+keep_believed_zeros (int64_t *measured, sbitmap over)
+{
+  basic_block bb;
+
+  FOR_EACH_BB_FN (bb, cfun)
+    if (measured[bb->index] <= 0 && bb->count == profile_count::zero ())
+      {
+	measured[bb->index] = 0;
+	bitmap_set_bit (over, bb->index);
+      }
+}
+
+/* The blocks of DEAD_CALLS (calls_never_run) measured at zero in
+   MEASURED, whatever a block that runs as often says, and into OVER, for
+   the flow to keep them there.  */
+
+static void
+keep_dead_calls (int64_t *measured, const_sbitmap dead_calls, sbitmap over)
+{
+  unsigned i;
+  sbitmap_iterator sbi;
+
+  EXECUTE_IF_SET_IN_BITMAP (dead_calls, 0, i, sbi)
+    {
+      measured[i] = 0;
+      bitmap_set_bit (over, i);
+    }
+}
+
 /* Whether a block of the current function has a sample of its own in C.  */
 
 static bool
@@ -750,7 +867,8 @@ void
 sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
 		      uint64_t head,
 		      const struct sfdo_static_estimate *estimate,
-		      bool shape_any, struct sfdo_fn_counts *c)
+		      bool shape_any, bool keep_zeros,
+		      struct sfdo_fn_counts *c)
 {
   basic_block bb;
   unsigned *first;
@@ -763,6 +881,8 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
   if (f && solve)
     sfdo_prepare_loops ();
   c->nblocks = last_basic_block_for_fn (cfun);
+  auto_sbitmap dead_calls (c->nblocks);
+  bitmap_clear (dead_calls);
   c->raw = XNEWVEC (int64_t, c->nblocks);
   c->block = XCNEWVEC (uint64_t, c->nblocks);
   first = c->first_edge = XCNEWVEC (unsigned, c->nblocks);
@@ -792,10 +912,16 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
   auto_sbitmap over (c->nblocks);
   bitmap_clear (over);
   sampled = any_sampled_block (c);
+  find_dead_calls (f, c, dead_calls);
   shape = unsampled_shape (c, estimate, c->raw[ENTRY_BLOCK],
 			   shape_any ? 1 : SFDO_SHAPE_MIN_ENTRIES, sampled);
   if (!shape)
-    shape = flow_measurements (c, over);
+    {
+      shape = flow_measurements (c, over);
+      if (keep_zeros)
+	keep_believed_zeros (shape, over);
+      keep_dead_calls (shape, dead_calls, over);
+    }
   g = build_network (c, shape, over);
   XDELETEVEC (shape);
   sfdo_flow_set_sample_weight (g, sfdo_sample_weight (typical_block_size ()));

@@ -51,7 +51,8 @@ struct sfdo_fn_counts
 void sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
 			   uint64_t head,
 			   const struct sfdo_static_estimate *estimate,
-			   bool shape_any, struct sfdo_fn_counts *c);
+			   bool shape_any, bool keep_zeros,
+			   struct sfdo_fn_counts *c);
 
 /* Give the current function's loops the preheaders the annotation needs
    (sfdo_annotate_blocks does it too); a block count taken before must

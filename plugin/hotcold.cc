@@ -45,7 +45,14 @@
    a count calls it (as it does for -fprofile-use), and pass.cc's
    revive_callers the other way round, where only callers marked so can
    have entered a function that ran.  A function the profile does not
-   list at all keeps GCC's static estimate.  */
+   list at all keeps GCC's static estimate.
+
+   Calls: a block that calls a function marked never run did not run
+   either, where running as often as its count says would have given the
+   callee samples (annotate.cc, find_dead_calls); otherwise such calls,
+   counted from a line they share or given flow by the solver, made GCC
+   revive the callee.  And a block found never run stays so when its
+   function is annotated again with more entries (reconcile_entries).  */
 
 #include "gcc-plugin.h"
 #include "config.h"
@@ -55,6 +62,7 @@
 #include "tree.h"
 #include "gimple.h"
 #include "cgraph.h"
+#include "hash-map.h"
 #include "cfg.h"
 #include "sreal.h"
 #include "profile.h"
@@ -203,6 +211,30 @@ sfdo_profiled_but_never_ran (const struct sfdo_prof_func *f)
   return sfdo_family_on (SFDO_FAMILY_HOTCOLD) && f->total == 0
 	 && f->head == 0
 	 && h->samples_used >= SFDO_UNLIKELY_MIN_SAMPLES;
+}
+
+static hash_map<tree, double> *never_ran;
+
+void
+sfdo_note_never_ran (tree decl, double samples_per_entry)
+{
+  if (!never_ran)
+    never_ran = new hash_map<tree, double>;
+  never_ran->put (decl, samples_per_entry);
+}
+
+double
+sfdo_never_ran_samples (tree decl)
+{
+  double *s = never_ran ? never_ran->get (decl) : NULL;
+  return s ? *s : 0;
+}
+
+void
+sfdo_forget_never_ran (void)
+{
+  delete never_ran;
+  never_ran = NULL;
 }
 
 void

@@ -17,7 +17,8 @@
      1. the program summary (profile_info) and hot threshold; profiles
 	of an older source aligned to today's by their call sites;
      2. the counts of inline instances added to their callees' own
-	bodies, then inline replay;
+	bodies, then inline replay; the functions that never ran noted,
+	for the calls into them;
      3. annotation: measured counts, flow, real zeros, counts onto the
 	CFG, loop estimates; functions the profiled binary never ran are
 	marked unlikely; then entry counts made to agree with the calls
@@ -52,6 +53,11 @@
 #include "diagnostic-core.h"
 #include "dumpfile.h"
 #include "gimple-iterator.h"
+#include "alloc-pool.h"
+#include "symbol-summary.h"
+#include "tree-vrp.h"
+#include "ipa-prop.h"
+#include "ipa-fnsummary.h"
 
 #include "../profiles/profile.h"
 #include "samplefdo.h"
@@ -262,7 +268,7 @@ dump_gcc_counts (void)
 	struct sfdo_fn_counts c;
 	struct sfdo_prof_func *f = sfdo_profile_of (node->decl, &extra);
 	push_cfun (DECL_STRUCT_FUNCTION (node->decl));
-	sfdo_annotate_blocks (f, false, 0, NULL, false, &c);
+	sfdo_annotate_blocks (f, false, 0, NULL, false, false, &c);
 	note_match (node, f);
 	record_match (node, f, &c, &seen);
 	if (sfdo_opts.dump)
@@ -397,6 +403,41 @@ prepare_inlining (sfdo_extra_map *extra)
     }
 }
 
+/* The samples NODE's function catches per entry, by GCC's estimate of
+   its run time per call (ipa-fnsummary), at least one instruction's.  */
+
+static double
+samples_per_entry (cgraph_node *node)
+{
+  ipa_fn_summary *s = ipa_fn_summaries ? ipa_fn_summaries->get (node) : NULL;
+  int64_t time = s ? s->time.to_int () : 1;
+
+  return sfdo_expected_samples (1, (unsigned) MIN (MAX (time, (int64_t) 1),
+						    (int64_t) 1 << 20));
+}
+
+/* Note every function the profile says never ran, with a body here or
+   not, for the calls into them (annotate.cc, find_dead_calls): once the
+   inline instances at this unit's calls have been added to their
+   callees, for a function whose out-of-line copy never ran but whose
+   instances at those calls did is not one here.  */
+
+static void
+note_never_ran (sfdo_extra_map *extra)
+{
+  cgraph_node *node;
+
+  FOR_EACH_FUNCTION (node)
+    {
+      const struct sfdo_prof_func *f;
+      if (node->inlined_to || node->alias || node->thunk)
+	continue;
+      f = sfdo_profile_of (node->decl, extra);
+      if (f && sfdo_profiled_but_never_ran (f))
+	sfdo_note_never_ran (node->decl, samples_per_entry (node));
+    }
+}
+
 /* Whether the tracer would undo what the profiled binary did in the
    current function, counted in C: its tail duplication copies the blocks
    after a hot branch into each arm, after which the branch can no longer
@@ -484,7 +525,8 @@ annotate_function (cgraph_node *node, const struct sfdo_prof_func *f,
       record_match (node, f, NULL, seen);
       return;
     }
-  sfdo_annotate_blocks (f, true, head, estimate, revived, &c);
+  sfdo_annotate_blocks (f, true, head, estimate, revived,
+			!seen && !revived, &c);
   zeros = sfdo_find_real_zeros (&c, estimate);
   sfdo_write_counts (node, &c, zeros);
   if (seen && tracer_would_undo_if_conversion (&c))
@@ -838,6 +880,7 @@ annotate_unit (void)
 	own_heads.put (node, (gcov_type) MIN (f->head, (uint64_t) INT64_MAX));
     }
   prepare_inlining (&extra);
+  note_never_ran (&extra);
   FOR_EACH_FUNCTION_WITH_GIMPLE_BODY (node)
     {
       struct sfdo_prof_func *f;
@@ -879,6 +922,7 @@ annotate_unit (void)
   FOR_EACH_VEC_ELT (moved, i, copy)
     sfdo_prof_func_free (copy);
   sfdo_forget_weak_lines ();
+  sfdo_forget_never_ran ();
 }
 
 /* The CPU time of the pass is kept for verbose: -ftime-report's "plugin
