@@ -113,20 +113,80 @@ add_undescribed (const struct sfdo_symtab *st, const struct sfdo_tally *t,
   return added;
 }
 
+/* The compile unit of the function KEY (key_of) names, from UNITS (key
+   -> index + 1 of sfdo_symtab_function), or NULL.  */
+static const char *
+unit_of (const struct sfdo_symtab *st, const struct sfdo_u64map *units,
+         uint64_t key)
+{
+  uint64_t *i = sfdo_u64map_find (units, key);
+  return i ? sfdo_symtab_function_unit (st, (size_t) (*i - 1)) : NULL;
+}
+
+/* Whether UNIT is a compile unit of link-time optimisation's code, which
+   GCC names "<artificial>" whatever sources it holds: there a function's
+   unit does not tell where its calls came from.  */
+static int
+link_time_unit (const char *unit)
+{
+  return strcmp (unit, "<artificial>") == 0;
+}
+
+/* Mark in PRESENT the functions inlined, with samples, into F's code
+   from another compile unit (UNIT, F's), or in a unit of link-time
+   optimisation, where units do not tell.  Compiling the callee's unit,
+   the plugin sees no call to add such an instance to, while the unit
+   that made those calls may make them out of line (without -flto, or
+   where its inliner decides otherwise), so the copy cannot be called
+   never run.  An instance inlined within its own unit is at a call that
+   unit's compilation sees, and the plugin adds it to the callee's body
+   there.  */
+static void
+mark_inlined_across_units (const struct sfdo_symtab *st,
+                           const struct sfdo_u64map *units, const char *unit,
+                           const struct sfdo_prof_func *f,
+                           struct sfdo_u64map *present)
+{
+  for (size_t i = 0; i < f->ncallsites; i++)
+    {
+      const struct sfdo_prof_func *callee = f->callsites[i].callee;
+      uint64_t key = key_of (callee->name, callee->file);
+      const char *callee_unit = unit_of (st, units, key);
+      if ((callee->total || callee->head) && callee_unit
+          && (strcmp (callee_unit, unit) != 0 || link_time_unit (unit)))
+        *sfdo_u64map_get (present, key) = 1;
+      mark_inlined_across_units (st, units, unit, callee, present);
+    }
+}
+
 size_t
 sfdo_add_unsampled_functions (const struct sfdo_symtab *st,
                               const struct sfdo_tally *t,
                               struct sfdo_profile *p)
 {
-  struct sfdo_u64map present = { 0 };
+  struct sfdo_u64map present = { 0 }, units = { 0 };
   size_t added = 0, n = sfdo_profile_nfuncs (p);
 
+  for (size_t i = 0; i < sfdo_symtab_nfunctions (st); i++)
+    {
+      uint64_t lo;
+      const char *name, *file;
+      sfdo_symtab_function (st, i, &lo, &name, &file);
+      if (!usable_name (name) || !sfdo_symtab_function_unit (st, i))
+        continue;
+      uint32_t file_id = file ? sfdo_profile_intern_str (p, file) : 0;
+      *sfdo_u64map_get (&units, key_of (sfdo_profile_intern_str (p, name),
+                                        file_id)) = i + 1;
+    }
   for (size_t i = 0; i < n; i++)
     {
       const struct sfdo_prof_func *f = sfdo_profile_func (p, i, NULL);
+      const char *unit;
       if (!f)
         continue;
       *sfdo_u64map_get (&present, key_of (f->name, f->file)) = 1;
+      if ((unit = unit_of (st, &units, key_of (f->name, f->file))))
+        mark_inlined_across_units (st, &units, unit, f, &present);
     }
   for (size_t i = 0; i < sfdo_symtab_nfunctions (st); i++)
     {
@@ -146,5 +206,6 @@ sfdo_add_unsampled_functions (const struct sfdo_symtab *st,
     }
   added += add_undescribed (st, t, p, &present);
   sfdo_u64map_release (&present);
+  sfdo_u64map_release (&units);
   return added;
 }

@@ -111,51 +111,6 @@ never_run_callee_samples (const struct sfdo_prof_func *f, basic_block bb)
   return most;
 }
 
-/* Into DEAD_CALLS, the blocks of the current function that never ran
-   because a function they call never did, and their RAW count in C
-   zeroed.  A block ran no more often than its calls, and a function the
-   profile says never ran caught no sample: where running as often as
-   the block's count says (or, for a block without one, as its
-   predecessors') would have given the callee SFDO_DEAD_CALL_SAMPLES, the
-   callee's silence outweighs the block's count.  That count is wrong
-   where other code shares the block's line: SQLite's
-   checkProfileCallback macro puts its test and its call to
-   invokeProfileCallback on one line and discriminator, the call took the
-   test's 112 thousand, and GCC revived the callee as hot from that call
-   (handle_missing_profiles) where -fprofile-use finds it never ran.  And
-   the flow, which prices a zero at a few samples' worth, sent a hot
-   loop's sampling noise out through its error exits, whose calls to
-   sqlite3_log then made that function hot too.  A block entered a few
-   times (a setup call in main) is not evidence enough either way, and
-   keeps its count.  */
-
-static void
-find_dead_calls (const struct sfdo_prof_func *f, struct sfdo_fn_counts *c,
-		 sbitmap dead_calls)
-{
-  basic_block bb;
-  edge e;
-  edge_iterator ei;
-
-  FOR_EACH_BB_FN (bb, cfun)
-    {
-      double per_entry = never_run_callee_samples (f, bb);
-      int64_t context = c->raw[bb->index];
-      if (per_entry <= 0)
-	continue;
-      if (context <= 0)
-	{
-	  context = 0;
-	  FOR_EACH_EDGE (e, ei, bb->preds)
-	    context += MAX (c->raw[e->src->index], (int64_t) 0);
-	}
-      if ((double) context * per_entry < SFDO_DEAD_CALL_SAMPLES)
-	continue;
-      c->raw[bb->index] = 0;
-      bitmap_set_bit (dead_calls, bb->index);
-    }
-}
-
 /* The measured count of BB from F, or -1 if none of its statements is
    known to the profile.  Statements vote by sfdo_opts.vote.  */
 
@@ -753,6 +708,16 @@ flow_measurements (const struct sfdo_fn_counts *c, sbitmap over)
   return m;
 }
 
+/* Hold block B at zero in MEASURED, and into OVER, for the flow to keep
+   it there: raising it costs the most (mcf.h, SFDO_FLOW_OVER).  */
+
+static void
+hold_at_zero (int64_t *measured, sbitmap over, int b)
+{
+  measured[b] = 0;
+  bitmap_set_bit (over, b);
+}
+
 /* Into OVER, the blocks of the current function that an earlier
    annotation found never ran (a zero count of GCC's exact quality, which
    hotcold.h gives only those), measured at zero in MEASURED (where they
@@ -772,26 +737,51 @@ keep_believed_zeros (int64_t *measured, sbitmap over)
 
   FOR_EACH_BB_FN (bb, cfun)
     if (measured[bb->index] <= 0 && bb->count == profile_count::zero ())
-      {
-	measured[bb->index] = 0;
-	bitmap_set_bit (over, bb->index);
-      }
+      hold_at_zero (measured, over, bb->index);
 }
 
-/* The blocks of DEAD_CALLS (calls_never_run) measured at zero in
-   MEASURED, whatever a block that runs as often says, and into OVER, for
-   the flow to keep them there.  */
+/* Hold at zero in MEASURED (and OVER) the blocks of the current function
+   that never ran because a function they call never did, their RAW count
+   in C zeroed too (hotcold.h then judges them as blocks without a
+   sample).  A block ran no more often than its calls, and a function the
+   profile says never ran caught no sample: where running as often as
+   the block's count says (or, for a block measured at zero or not at
+   all, its predecessors') would have given the callee
+   SFDO_DEAD_CALL_SAMPLES, the callee's silence outweighs the block's
+   count.  That count is wrong where other code shares the block's line:
+   SQLite's checkProfileCallback macro puts its test and its call to
+   invokeProfileCallback on one line and discriminator, the call took the
+   test's 112 thousand, and GCC revived the callee as hot from that call
+   (handle_missing_profiles) where -fprofile-use finds it never ran.  And
+   the flow, which prices a zero at a few samples' worth, sent a hot
+   loop's sampling noise out through its error exits, whose calls to
+   sqlite3_log then made that function hot too.  A block entered a few
+   times (a setup call in main) is not evidence enough either way, and
+   keeps its count: holding main's first block at zero took main's entry
+   count to 0.  Each block is judged on BEFORE, the counts as they were
+   before any was held, and held in MEASURED.  */
 
 static void
-keep_dead_calls (int64_t *measured, const_sbitmap dead_calls, sbitmap over)
+find_dead_calls (const struct sfdo_prof_func *f, struct sfdo_fn_counts *c,
+		 const int64_t *before, int64_t *measured, sbitmap over)
 {
-  unsigned i;
-  sbitmap_iterator sbi;
+  basic_block bb;
+  edge e;
+  edge_iterator ei;
 
-  EXECUTE_IF_SET_IN_BITMAP (dead_calls, 0, i, sbi)
+  FOR_EACH_BB_FN (bb, cfun)
     {
-      measured[i] = 0;
-      bitmap_set_bit (over, i);
+      double per_entry = never_run_callee_samples (f, bb);
+      double context = (double) MAX (before[bb->index], (int64_t) 0);
+      if (per_entry <= 0)
+	continue;
+      if (context <= 0)
+	FOR_EACH_EDGE (e, ei, bb->preds)
+	  context += (double) MAX (before[e->src->index], (int64_t) 0);
+      if (context * per_entry < SFDO_DEAD_CALL_SAMPLES)
+	continue;
+      hold_at_zero (measured, over, bb->index);
+      c->raw[bb->index] = 0;
     }
 }
 
@@ -874,15 +864,13 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
   unsigned *first;
   struct sfdo_flow *g;
   unsigned k = 0;
-  int64_t *shape;
+  int64_t *shape, *context;
   bool sampled;
 
   memset (c, 0, sizeof *c);
   if (f && solve)
     sfdo_prepare_loops ();
   c->nblocks = last_basic_block_for_fn (cfun);
-  auto_sbitmap dead_calls (c->nblocks);
-  bitmap_clear (dead_calls);
   c->raw = XNEWVEC (int64_t, c->nblocks);
   c->block = XCNEWVEC (uint64_t, c->nblocks);
   first = c->first_edge = XCNEWVEC (unsigned, c->nblocks);
@@ -912,16 +900,20 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
   auto_sbitmap over (c->nblocks);
   bitmap_clear (over);
   sampled = any_sampled_block (c);
-  find_dead_calls (f, c, dead_calls);
   shape = unsampled_shape (c, estimate, c->raw[ENTRY_BLOCK],
 			   shape_any ? 1 : SFDO_SHAPE_MIN_ENTRIES, sampled);
+  /* A body with samples is judged on its measurements; flow_measurements
+     gives some zeros the count of a block that runs as often, which
+     are not measurements of their own.  One without, on its shape.  */
+  context = XDUPVEC (int64_t, shape ? shape : c->raw, c->nblocks);
   if (!shape)
     {
       shape = flow_measurements (c, over);
       if (keep_zeros)
 	keep_believed_zeros (shape, over);
-      keep_dead_calls (shape, dead_calls, over);
     }
+  find_dead_calls (f, c, context, shape, over);
+  XDELETEVEC (context);
   g = build_network (c, shape, over);
   XDELETEVEC (shape);
   sfdo_flow_set_sample_weight (g, sfdo_sample_weight (typical_block_size ()));

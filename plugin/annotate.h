@@ -47,7 +47,11 @@ struct sfdo_fn_counts
    function this unit makes, when they say more).  ESTIMATE
    (hotcold.h, or NULL) shapes a body that was entered but caught no
    sample, however few its entries when SHAPE_ANY (a function that ran
-   only because a function it calls did: its one call must have run).  */
+   only because a function it calls did: its one call must have run).
+   KEEP_ZEROS, on a second annotation, keeps at zero the blocks the first
+   found never ran.  Blocks that call a function the profile says never
+   ran are measured at zero where that is evidence enough (their raw
+   count in C too).  */
 void sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
 			   uint64_t head,
 			   const struct sfdo_static_estimate *estimate,

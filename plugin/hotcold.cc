@@ -191,10 +191,7 @@ sfdo_find_real_zeros (const struct sfdo_fn_counts *c,
 	    || (ran
 		&& sfdo_statically_rare (region_rate[region_of (parent,
 								bb->index)]))))
-      {
-	zero[bb->index] = true;
-	sfdo_stats.zero_blocks++;
-      }
+      zero[bb->index] = true;
   XDELETEVEC (parent);
   XDELETEVEC (evidence);
   XDELETEVEC (region_rate);

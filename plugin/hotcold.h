@@ -51,7 +51,7 @@ void sfdo_mark_never_ran (cgraph_node *node);
 /* The functions the profile says never ran, known before any body is
    annotated, with the samples each would catch per entry by GCC's
    estimate of its run time: calls into them did not run either, where
-   running would have caught samples (annotate.cc, dead_calls).
+   running would have caught samples (annotate.cc, find_dead_calls).
    sfdo_forget_never_ran empties the set at the end of the unit.  */
 void sfdo_note_never_ran (tree decl, double samples_per_entry);
 /* The samples per entry noted for DECL, or 0 if it is not noted.  */

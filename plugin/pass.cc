@@ -403,8 +403,10 @@ prepare_inlining (sfdo_extra_map *extra)
     }
 }
 
-/* The samples NODE's function catches per entry, by GCC's estimate of
-   its run time per call (ipa-fnsummary), at least one instruction's.  */
+/* The samples NODE's function catches per entry: from instruction
+   samples, by GCC's estimate of its run time per call (ipa-fnsummary), at
+   least one instruction's; from branch stacks, one block's
+   (sfdo_expected_samples), whatever its size, which is cautious.  */
 
 static double
 samples_per_entry (cgraph_node *node)
@@ -416,11 +418,13 @@ samples_per_entry (cgraph_node *node)
 						    (int64_t) 1 << 20));
 }
 
-/* Note every function the profile says never ran, with a body here or
-   not, for the calls into them (annotate.cc, find_dead_calls): once the
-   inline instances at this unit's calls have been added to their
-   callees, for a function whose out-of-line copy never ran but whose
-   instances at those calls did is not one here.  */
+/* Note every function the profile says never ran, for the calls into
+   them (annotate.cc, find_dead_calls): once the inline instances at this
+   unit's calls have been added to their callees, for a function whose
+   out-of-line copy never ran but whose instances at those calls did is
+   not one here.  Functions of other units are noted too, with one
+   instruction's samples per entry (no summary here), so only calls
+   counted far above that can be found never run.  */
 
 static void
 note_never_ran (sfdo_extra_map *extra)
@@ -529,6 +533,11 @@ annotate_function (cgraph_node *node, const struct sfdo_prof_func *f,
 			!seen && !revived, &c);
   zeros = sfdo_find_real_zeros (&c, estimate);
   sfdo_write_counts (node, &c, zeros);
+  /* Counted once a function: reconcile_entries' second annotation keeps
+     the zeros of the first (keep_believed_zeros); a revived function had
+     none before.  */
+  for (int b = 0; (seen || revived) && zeros && b < c.nblocks; b++)
+    sfdo_stats.zero_blocks += zeros[b];
   if (seen && tracer_would_undo_if_conversion (&c))
     disable_tracer (node->decl);
   estimates = sfdo_record_loop_estimates ();

@@ -72,3 +72,36 @@ done
 [[ $(decide_section o2 inlined_public.c fold) == .text ]] ||
   fail "plain -O2 already moves fold: the test shows nothing"
 echo "fold, run only inlined, in .text.unlikely by PGO and by sfdo"
+
+# A copy this build does call keeps the counts of the instances the
+# profiled binary had at those calls: with -fno-inline, fold is called
+# from main's loop, and stays out of .text.unlikely.
+(cd "$DECIDE_DIR/sfdo" &&
+  gcc -std=gnu11 -O2 -g -fno-inline -fplugin="$SFDO_BUILD/samplefdo.so" \
+    -fplugin-arg-samplefdo-profile="$DECIDE_DIR/sfdo.prof" \
+    -S "$D/inlined_public.c" -o noinline.s 2> noinline.err) ||
+  fail "compiling inlined_public.c with -fno-inline failed: $(head -3 "$DECIDE_DIR/sfdo/noinline.err")"
+s=$(awk '/^[ \t]*\.section[ \t]/ { split($2, a, ","); sec = a[1] }
+         /^[ \t]*\.text[ \t]*$/ { sec = ".text" }
+         $0 == "fold:" { print sec; exit }' "$DECIDE_DIR/sfdo/noinline.s")
+[[ -n $s && $s != .text.unlikely ]] ||
+  fail "with -fno-inline, fold, called from main's loop, is in '$s'"
+echo "with -fno-inline, fold keeps its inline instances' counts (in $s)"
+
+# Inlined into another file's code by link-time optimisation, a function
+# is not listed as never run: that file, compiled without -flto, calls it
+# out of line, and the plugin compiling fold's own file sees no call to
+# give the instances to.
+L=$TEST_TMP/lto
+mkdir -p "$L"
+(cd "$L" && gcc -std=gnu11 -O2 -g -flto "$D/lto_fold_a.c" "$D/lto_fold_b.c" \
+    -o prog > build.err 2>&1) || fail "the -flto build failed: $(head -3 "$L/build.err")"
+read -r -a rec <<<"$(decide_recording)"
+(cd "$L" && "$DECIDE_RECORDER" -q -o perf.data "${rec[@]}" -- ./prog > /dev/null 2> record.err) ||
+  fail "recording the -flto build failed: $(head -3 "$L/record.err")"
+"$SFDO_BUILD/sfdo-convert" -q -o "$L/lto.prof" "$L/perf.data" "$L/prog" ||
+  fail "converting the -flto build's recording failed"
+grep -q '^main:' "$L/lto.prof" || fail "the -flto build's profile has no main"
+grep -q '^fold:0:0$' "$L/lto.prof" &&
+  fail "the profile lists fold, inlined across files by -flto, as never run"
+echo "fold, inlined into another file by -flto, not listed as never run"
