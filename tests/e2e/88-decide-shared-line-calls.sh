@@ -33,15 +33,10 @@ echo "recorded: report_tally in .text.unlikely by PGO and by sfdo"
 # sample: entered once, the block is no evidence that the call never
 # ran, and main keeps its entry (the plugin's block dump).
 if grep -q '^start_tally:0:0$' "$DECIDE_DIR/sfdo.prof"; then
-  (cd "$DECIDE_DIR/sfdo" &&
-    gcc -std=gnu11 -O2 -g -fplugin="$SFDO_BUILD/samplefdo.so" \
-      -fplugin-arg-samplefdo-profile="$DECIDE_DIR/sfdo.prof" \
-      -fplugin-arg-samplefdo-dump="$DECIDE_DIR/blocks.txt" \
-      -c "$SRC" -o dump.o 2> dump.err) ||
-    fail "compiling with the block dump failed: $(head -3 "$DECIDE_DIR/sfdo/dump.err")"
+  blocks=$(decide_block_dump "$DECIDE_DIR/sfdo.prof" "$SRC")
   entry=$(awk '$0 == "function main" { m = 1; next } /^function / { m = 0 }
                m && $1 == "bb" && $2 == 0 && $9 == "final" { e = $10 }
-               END { print e }' "$DECIDE_DIR/blocks.txt")
+               END { print e }' "$blocks")
   [[ $entry == 1 ]] || fail "main's entry count is '$entry', not 1"
   echo "recorded: main, whose first block calls the unsampled start_tally, entered once"
 else

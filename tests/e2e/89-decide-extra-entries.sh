@@ -45,14 +45,9 @@ decide_build extra --profile "$P" "$SRC" -- -g
 # The test shows something only if decode is annotated again with
 # main's 6400 entries (the plugin's block dump, the last section for
 # decode: its entry, and its error block, lines 12-13).
-(cd "$DECIDE_DIR/sfdo" &&
-  gcc -std=gnu11 -O2 -g -fplugin="$SFDO_BUILD/samplefdo.so" \
-    -fplugin-arg-samplefdo-profile="$P" \
-    -fplugin-arg-samplefdo-dump="$DECIDE_DIR/blocks.txt" \
-    -c "$SRC" -o dump.o 2> dump.err) ||
-  fail "compiling with the block dump failed: $(head -3 "$DECIDE_DIR/sfdo/dump.err")"
+blocks=$(decide_block_dump "$P" "$SRC")
 last=$(awk '$0 == "function decode" { s = "" } { s = s $0 "\n" }
-            END { printf "%s", s }' "$DECIDE_DIR/blocks.txt")
+            END { printf "%s", s }' "$blocks")
 grep -q '^  bb 0 lines - raw 6400 ' <<<"$last" ||
   fail "decode is not annotated again with main's 6400 entries: $(head -2 <<<"$last")"
 grep -qE '^  bb [0-9]+ lines 12,13 raw 0 smoothed 0 final 0 ' <<<"$last" ||

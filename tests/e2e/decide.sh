@@ -151,6 +151,21 @@ decide_dump() {
     echo "${found[0]}"
 }
 
+# decide_block_dump PROFILE SRC: compile the C source SRC with the plugin
+# and PROFILE (as the sfdo variant) for the plugin's dump of every
+# block's counts, and print the dump's path; each annotation of a
+# function is a section "function NAME".
+decide_block_dump() {
+    local out=$DECIDE_DIR/blocks.txt
+    rm -f "$out"
+    (cd "$DECIDE_DIR/sfdo" &&
+        gcc -std=gnu11 -O2 -g -fplugin="$SFDO_BUILD/samplefdo.so" \
+            -fplugin-arg-samplefdo-profile="$1" \
+            -fplugin-arg-samplefdo-dump="$out" -c "$2" -o dump.o 2> dump.err) ||
+        fail "compiling with the block dump failed: $(head -3 "$DECIDE_DIR/sfdo/dump.err")"
+    echo "$out"
+}
+
 # decide_asm VARIANT SRC: VARIANT's assembly of SRC.
 decide_asm() {
     local s=$DECIDE_DIR/$1/${2%.*}.s
