@@ -99,13 +99,11 @@ never_run_callee_samples (const struct sfdo_prof_func *f, basic_block bb)
   for (gimple_stmt_iterator gsi = gsi_start_nondebug_bb (bb);
        !gsi_end_p (gsi); gsi_next_nondebug (&gsi))
     {
-      gcall *call = dyn_cast <gcall *> (gsi_stmt (gsi));
-      tree callee = call ? gimple_call_fndecl (call) : NULL_TREE;
-      cgraph_node *node = callee ? cgraph_node::get (callee) : NULL;
+      tree callee = sfdo_direct_callee (gsi_stmt (gsi));
       uint64_t entries;
-      double s = node ? sfdo_never_ran_samples
-			  (node->ultimate_alias_target ()->decl) : 0;
-      if (s > most && !inlinee_entries (f, call, bb->discriminator, &entries))
+      double s = callee ? sfdo_never_ran_samples (callee) : 0;
+      if (s > most
+	  && !inlinee_entries (f, gsi_stmt (gsi), bb->discriminator, &entries))
 	most = s;
     }
   return most;

@@ -193,6 +193,15 @@ sfdo_profile_to_extend (tree decl, sfdo_extra_map *extra)
   return f;
 }
 
+tree
+sfdo_direct_callee (gimple *stmt)
+{
+  tree fndecl = is_gimple_call (stmt) ? gimple_call_fndecl (stmt) : NULL_TREE;
+  cgraph_node *node = fndecl ? cgraph_node::get (fndecl) : NULL;
+
+  return node ? node->ultimate_alias_target ()->decl : NULL_TREE;
+}
+
 /* Whether NODE is a function this unit emits code for.  */
 
 static bool
@@ -569,15 +578,11 @@ sum_calls (vec<sfdo_annotated> *annotated, hash_map<tree, gcov_type> *calls)
 	for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
 	     gsi_next (&gsi))
 	  {
-	    tree callee = is_gimple_call (gsi_stmt (gsi))
-			  ? gimple_call_fndecl (gsi_stmt (gsi)) : NULL_TREE;
-	    cgraph_node *cn = callee ? cgraph_node::get (callee) : NULL;
+	    tree callee = sfdo_direct_callee (gsi_stmt (gsi));
 	    profile_count n = bb->count.ipa ();
-	    if (!cn || !n.initialized_p ())
+	    if (!callee || !n.initialized_p ())
 	      continue;
-	    gcov_type &sum = calls->get_or_insert
-			       (cn->ultimate_alias_target ()->decl);
-	    sum += n.to_gcov_type ();
+	    calls->get_or_insert (callee) += n.to_gcov_type ();
 	  }
       pop_cfun ();
     }

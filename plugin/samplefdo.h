@@ -148,6 +148,10 @@ struct sfdo_prof_func *sfdo_profile_of (tree decl, sfdo_extra_map *extra);
 struct sfdo_prof_func *sfdo_profile_to_extend (tree decl,
 					       sfdo_extra_map *extra);
 
+/* The function STMT calls directly, through aliases to the one with the
+   body, or NULL_TREE (not a call, an indirect call, no call-graph node).  */
+tree sfdo_direct_callee (gimple *stmt);
+
 /* Make the pass that replaces GCC's "profile".  */
 opt_pass *sfdo_make_pass (gcc::context *ctxt);
 
