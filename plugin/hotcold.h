@@ -48,6 +48,17 @@ bool sfdo_profiled_but_never_ran (const struct sfdo_prof_func *f);
    function its training run never entered.  */
 void sfdo_mark_never_ran (cgraph_node *node);
 
+/* Whether the current function's entry count is a zero believed
+   (never entered, or marked never run).  */
+bool sfdo_never_entered (void);
+
+/* Give the current function (of NODE), one that never entered and that
+   handle_missing_profiles then revived with GCC's static estimate, the
+   cold blocks of a function that ran once: those the estimate enters on
+   fewer than half of the entries.  Returns how many blocks it made never
+   executed.  */
+unsigned sfdo_cool_revived_function (cgraph_node *node);
+
 /* The functions the profile says never ran, known before any body is
    annotated, with the samples each would catch per entry by GCC's
    estimate of its run time: calls into them did not run either, where

@@ -26,7 +26,8 @@
 	can have entered a function that ran given counts;
      4. once all counts are in: frequencies, call edges, value histograms
 	and their transformations, the consistency check;
-     5. handle_missing_profiles, as after -fprofile-use.
+     5. handle_missing_profiles, as after -fprofile-use; the functions
+	it revives get the cold blocks of one that ran rarely.
 
    Matching.  A function is looked up by its assembler name without GCC's
    clone suffixes (.part.N, .isra.N, .constprop.N, .cold, .lto_priv.N):
@@ -867,6 +868,36 @@ mark_thunks_never_ran (sfdo_extra_map *extra)
 
 /* The pass, stages 1 to 4 over the unit.  */
 
+/* Stage 5: GCC's handle_missing_profiles, which gives a function that
+   never entered but that a caller with a count calls GCC's static
+   estimate; then that function the cold blocks of one that ran rarely
+   (hotcold.cc).  */
+
+static void
+revive_missing_profiles (void)
+{
+  auto_vec<cgraph_node *> never_entered;
+  cgraph_node *node;
+
+  FOR_EACH_DEFINED_FUNCTION (node)
+    {
+      function *fn = DECL_STRUCT_FUNCTION (node->decl);
+      if (node->inlined_to || !fn || !fn->cfg)
+	continue;
+      push_cfun (fn);
+      if (sfdo_never_entered ())
+	never_entered.safe_push (node);
+      pop_cfun ();
+    }
+  handle_missing_profiles ();
+  for (cgraph_node *n : never_entered)
+    {
+      push_cfun (DECL_STRUCT_FUNCTION (n->decl));
+      sfdo_stats.zero_blocks += sfdo_cool_revived_function (n);
+      pop_cfun ();
+    }
+}
+
 static void
 annotate_unit (void)
 {
@@ -932,7 +963,7 @@ annotate_unit (void)
       pop_cfun ();
     }
   del_node_map ();
-  handle_missing_profiles ();
+  revive_missing_profiles ();
   FOR_EACH_VEC_ELT (moved, i, copy)
     sfdo_prof_func_free (copy);
   sfdo_forget_weak_lines ();
