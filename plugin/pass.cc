@@ -866,8 +866,6 @@ mark_thunks_never_ran (sfdo_extra_map *extra)
     }
 }
 
-/* The pass, stages 1 to 4 over the unit.  */
-
 /* Stage 5: GCC's handle_missing_profiles, which gives a function that
    never entered but that a caller with a count calls GCC's static
    estimate; then that function the cold blocks of one that ran rarely
@@ -897,6 +895,8 @@ revive_missing_profiles (void)
       pop_cfun ();
     }
 }
+
+/* The pass, stages 1 to 5 over the unit.  */
 
 static void
 annotate_unit (void)
