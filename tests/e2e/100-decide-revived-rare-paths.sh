@@ -63,15 +63,7 @@ echo "open_table's error path split off into open_table.cold, by sfdo as by PGO"
 s=$(decide_section sfdo revived_rare.c fill)
 [[ $s == .text.hot ]] || fail "sfdo puts fill in '$s', not .text.hot"
 
-bad=
-for f in "$DECIDE_DIR"/sfdo/revived_rare.c.[0-9][0-9][0-9][it].*; do
-  pass=${f##*/}
-  n=$(grep -c 'Invalid sum' "$f" || true)
-  (( n > 0 )) || continue
-  o=$(grep -c 'Invalid sum' "$DECIDE_DIR/o2/$pass" 2>/dev/null || true)
-  p=$(grep -c 'Invalid sum' "$DECIDE_DIR/pgo/$pass" 2>/dev/null || true)
-  (( ${o:-0} > 0 || ${p:-0} > 0 )) || bad+=" $pass: $n;"
-done
+bad=$(decide_sfdo_only_invalid_sums revived_rare.c)
 [[ -z $bad ]] || fail "Invalid sums only with sfdo:$bad"
 echo "no Invalid sum in sfdo's dumps that -O2 and PGO do not have"
 

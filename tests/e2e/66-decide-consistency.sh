@@ -27,14 +27,7 @@ for prog in consistency coldpath peel; do
   decide_build "$prog" "$D/$prog.c" -- -g "${dumps[@]}"
   grep -q 'blocks whose edge counts do not add up' "$DECIDE_DIR/sfdo/plugin.err" &&
     bad+=" $prog: the plugin's own check: $(grep 'do not add up' "$DECIDE_DIR/sfdo/plugin.err");"
-  for f in "$DECIDE_DIR"/sfdo/"$prog".c.[0-9][0-9][0-9][it].*; do
-    pass=${f##*/}
-    n=$(grep -c 'Invalid sum' "$f" || true)
-    (( n > 0 )) || continue
-    o=$(grep -c 'Invalid sum' "$DECIDE_DIR/o2/$pass" 2>/dev/null || true)
-    p=$(grep -c 'Invalid sum' "$DECIDE_DIR/pgo/$pass" 2>/dev/null || true)
-    (( ${o:-0} > 0 || ${p:-0} > 0 )) || bad+=" $pass: $n;"
-  done
+  bad+=$(decide_sfdo_only_invalid_sums "$prog.c")
 done
 # A recording where checksum is entered more often (main's 56653 calls)
 # than its own samples leave it (37146): the flow solver sends the surplus
