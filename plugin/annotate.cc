@@ -767,6 +767,8 @@ find_dead_calls (const struct sfdo_prof_func *f, struct sfdo_fn_counts *c,
   edge e;
   edge_iterator ei;
 
+  if (!sfdo_noted_any_never_ran ())
+    return;
   FOR_EACH_BB_FN (bb, cfun)
     {
       double per_entry = never_run_callee_samples (f, bb);

@@ -243,6 +243,12 @@ sfdo_note_never_ran (tree decl, double samples_per_entry)
   never_ran->put (decl, samples_per_entry);
 }
 
+bool
+sfdo_noted_any_never_ran (void)
+{
+  return never_ran && never_ran->elements () > 0;
+}
+
 double
 sfdo_never_ran_samples (tree decl)
 {

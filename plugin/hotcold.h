@@ -65,6 +65,9 @@ unsigned sfdo_cool_revived_function (cgraph_node *node);
    running would have caught samples (annotate.cc, find_dead_calls).
    sfdo_forget_never_ran empties the set at the end of the unit.  */
 void sfdo_note_never_ran (tree decl, double samples_per_entry);
+/* Whether any function is noted, so that looking for calls into one
+   can be skipped.  */
+bool sfdo_noted_any_never_ran (void);
 /* The samples per entry noted for DECL, or 0 if it is not noted.  */
 double sfdo_never_ran_samples (tree decl);
 void sfdo_forget_never_ran (void);
