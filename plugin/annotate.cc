@@ -756,19 +756,22 @@ keep_believed_zeros (int64_t *measured, sbitmap over)
    sqlite3_log then made that function hot too.  A block entered a few
    times (a setup call in main) is not evidence enough either way, and
    keeps its count: holding main's first block at zero took main's entry
-   count to 0.  Each block is judged on BEFORE, the counts as they were
-   before any was held, and held in MEASURED.  */
+   count to 0.  Each block is judged on a copy of COUNTS (C's raw counts,
+   or the shape of a body without samples) as they were before any block
+   was held, and held in MEASURED.  */
 
 static void
 find_dead_calls (const struct sfdo_prof_func *f, struct sfdo_fn_counts *c,
-		 const int64_t *before, int64_t *measured, sbitmap over)
+		 const int64_t *counts, int64_t *measured, sbitmap over)
 {
   basic_block bb;
   edge e;
   edge_iterator ei;
+  int64_t *before;
 
   if (!sfdo_noted_any_never_ran ())
     return;
+  before = XDUPVEC (int64_t, counts, c->nblocks);
   FOR_EACH_BB_FN (bb, cfun)
     {
       double per_entry = never_run_callee_samples (f, bb);
@@ -783,6 +786,7 @@ find_dead_calls (const struct sfdo_prof_func *f, struct sfdo_fn_counts *c,
       hold_at_zero (measured, over, bb->index);
       c->raw[bb->index] = 0;
     }
+  XDELETEVEC (before);
 }
 
 /* Whether a block of the current function has a sample of its own in C.  */
@@ -864,7 +868,7 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
   unsigned *first;
   struct sfdo_flow *g;
   unsigned k = 0;
-  int64_t *shape, *context;
+  int64_t *shape;
   bool sampled;
 
   memset (c, 0, sizeof *c);
@@ -905,15 +909,15 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
   /* A body with samples is judged on its measurements; flow_measurements
      gives some zeros the count of a block that runs as often, which
      are not measurements of their own.  One without, on its shape.  */
-  context = XDUPVEC (int64_t, shape ? shape : c->raw, c->nblocks);
-  if (!shape)
+  if (shape)
+    find_dead_calls (f, c, shape, shape, over);
+  else
     {
       shape = flow_measurements (c, over);
       if (keep_zeros)
 	keep_believed_zeros (shape, over);
+      find_dead_calls (f, c, c->raw, shape, over);
     }
-  find_dead_calls (f, c, context, shape, over);
-  XDELETEVEC (context);
   g = build_network (c, shape, over);
   XDELETEVEC (shape);
   sfdo_flow_set_sample_weight (g, sfdo_sample_weight (typical_block_size ()));

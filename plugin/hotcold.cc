@@ -276,11 +276,10 @@ sfdo_mark_never_ran (cgraph_node *node)
 }
 
 bool
-sfdo_never_entered (void)
+sfdo_never_entered (function *fn)
 {
-  return profile_status_for_fn (cfun) == PROFILE_READ
-	 && ENTRY_BLOCK_PTR_FOR_FN (cfun)->count.ipa ()
-	    == profile_count::zero ();
+  return profile_status_for_fn (fn) == PROFILE_READ
+	 && ENTRY_BLOCK_PTR_FOR_FN (fn)->count.ipa () == profile_count::zero ();
 }
 
 /* Send BB's flow only to its successors that are not RARE (by block

@@ -48,9 +48,9 @@ bool sfdo_profiled_but_never_ran (const struct sfdo_prof_func *f);
    function its training run never entered.  */
 void sfdo_mark_never_ran (cgraph_node *node);
 
-/* Whether the current function's entry count is a zero believed
-   (never entered, or marked never run).  */
-bool sfdo_never_entered (void);
+/* Whether FN's entry count is a zero believed (never entered, or
+   marked never run).  */
+bool sfdo_never_entered (function *fn);
 
 /* Give the current function (of NODE), one that never entered and that
    handle_missing_profiles then revived with GCC's static estimate, the

@@ -880,12 +880,8 @@ revive_missing_profiles (void)
   FOR_EACH_DEFINED_FUNCTION (node)
     {
       function *fn = DECL_STRUCT_FUNCTION (node->decl);
-      if (node->inlined_to || !fn || !fn->cfg)
-	continue;
-      push_cfun (fn);
-      if (sfdo_never_entered ())
+      if (!node->inlined_to && fn && fn->cfg && sfdo_never_entered (fn))
 	never_entered.safe_push (node);
-      pop_cfun ();
     }
   handle_missing_profiles ();
   for (cgraph_node *n : never_entered)
