@@ -11,7 +11,8 @@
 #include "symtab.h"
 #include "tally.h"
 
-/* The key of (NAME, FILE) string ids in a set.  */
+/* The key of (NAME, FILE) string ids in a set; never 0, and the ids are
+   (KEY - 1) >> 32 and the low 32 bits of KEY - 1.  */
 static uint64_t
 key_of (uint32_t name, uint32_t file)
 {
@@ -159,6 +160,28 @@ mark_inlined_across_units (const struct sfdo_symtab *st,
     }
 }
 
+/* The key (key_of) of each of ST's functions, by index, its strings
+   interned in P: 0 for one a profile cannot list (a name it cannot hold,
+   a static function no compile unit holds).  */
+static uint64_t *
+function_keys (const struct sfdo_symtab *st, struct sfdo_profile *p)
+{
+  size_t n = sfdo_symtab_nfunctions (st);
+  uint64_t *keys = (uint64_t *) sfdo_xcalloc (n + 1, sizeof *keys);
+
+  for (size_t i = 0; i < n; i++)
+    {
+      uint64_t lo;
+      const char *name, *file;
+      sfdo_symtab_function (st, i, &lo, &name, &file);
+      if (!usable_name (name) || (file && !*file))
+        continue;
+      keys[i] = key_of (sfdo_profile_intern_str (p, name),
+                        file ? sfdo_profile_intern_str (p, file) : 0);
+    }
+  return keys;
+}
+
 size_t
 sfdo_add_unsampled_functions (const struct sfdo_symtab *st,
                               const struct sfdo_tally *t,
@@ -166,18 +189,11 @@ sfdo_add_unsampled_functions (const struct sfdo_symtab *st,
 {
   struct sfdo_u64map present = { 0 }, units = { 0 };
   size_t added = 0, n = sfdo_profile_nfuncs (p);
+  uint64_t *keys = function_keys (st, p);
 
   for (size_t i = 0; i < sfdo_symtab_nfunctions (st); i++)
-    {
-      uint64_t lo;
-      const char *name, *file;
-      sfdo_symtab_function (st, i, &lo, &name, &file);
-      if (!usable_name (name) || !sfdo_symtab_function_unit (st, i))
-        continue;
-      uint32_t file_id = file ? sfdo_profile_intern_str (p, file) : 0;
-      *sfdo_u64map_get (&units, key_of (sfdo_profile_intern_str (p, name),
-                                        file_id)) = i + 1;
-    }
+    if (keys[i] && sfdo_symtab_function_unit (st, i))
+      *sfdo_u64map_get (&units, keys[i]) = i + 1;
   for (size_t i = 0; i < n; i++)
     {
       const struct sfdo_prof_func *f = sfdo_profile_func (p, i, NULL);
@@ -190,21 +206,16 @@ sfdo_add_unsampled_functions (const struct sfdo_symtab *st,
     }
   for (size_t i = 0; i < sfdo_symtab_nfunctions (st); i++)
     {
-      uint64_t lo;
-      const char *name, *file;
-      sfdo_symtab_function (st, i, &lo, &name, &file);
-      if (!usable_name (name) || (file && !*file))
-        continue;
-      uint32_t name_id = sfdo_profile_intern_str (p, name);
-      uint32_t file_id = file ? sfdo_profile_intern_str (p, file) : 0;
-      uint64_t *seen = sfdo_u64map_get (&present, key_of (name_id, file_id));
-      if (*seen)
+      uint64_t *seen;
+      if (!keys[i] || *(seen = sfdo_u64map_get (&present, keys[i])))
         continue;
       *seen = 1;
-      sfdo_profile_add_func (p, name_id, file_id);
+      sfdo_profile_add_func (p, (uint32_t) ((keys[i] - 1) >> 32),
+                             (uint32_t) (keys[i] - 1));
       added++;
     }
   added += add_undescribed (st, t, p, &present);
+  free (keys);
   sfdo_u64map_release (&present);
   sfdo_u64map_release (&units);
   return added;
