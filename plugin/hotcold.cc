@@ -7,32 +7,39 @@
    compute_function_frequency).  A sample profile's zero is weaker: a
    block may have run without being sampled.  It is believed when the
    region of unsampled blocks (to which the flow solution gives nothing)
-   would have caught SFDO_ZERO_EVIDENCE (a quarter) samples or more had
-   every edge into it been taken as often as its source ran, provided the
-   profile measured one of its blocks: a region whose lines the profile
-   does not hold at all had no code in the profiled binary to sample
-   (Lua's getgclist, inlined into propagatemark, where jump threading
-   merged its switch into the caller's: its case blocks went to the cold
-   partition and ran 900 thousand times there on the small input).  The bound
-   is low on purpose: what a wrong zero costs is a jump to the cold
-   partition each time the region runs, and a region that stayed
-   unsampled at that much evidence ran rarely.  Measured on the decisions
+   would have caught SFDO_ZERO_EVIDENCE (a tenth of a sample) or more
+   had every edge into it been taken as often as its source ran, provided
+   the profile measured one of its blocks: a region whose lines the
+   profile does not hold at all had no code in the profiled binary to
+   sample (Lua's getgclist, inlined into propagatemark, where jump
+   threading merged its switch into the caller's: its case blocks went to
+   the cold partition and ran 900 thousand times there on the small
+   input).  The bound is low on purpose: what a wrong zero costs is a
+   jump to the cold partition each time the region runs, and a region
+   that stayed unsampled at that much evidence ran rarely, while most of
+   the code of a program never runs at all.  Measured on the decisions
    bench (emulated PMU; bench/RESULTS.md, decisions): at 12 expected
    samples (a 5% chance of a wrong zero for a region run on a quarter of
    its entries) sfdo made 74% of PGO's hot/cold decisions on Lua and 70%
    on SQLite; at 1, 78%; at a quarter, 81% and 77%, with the same share
    of decisions PGO does not make (25%, 27%) and the same instructions
-   and taken jumps; with no bound at all taken jumps rise by 3% on Lua:
-   the main paths of functions that ran too rarely to be sampled go cold.
-   A block with a sample of its own never goes cold, whatever the flow
-   solution says.  In a function that ran too few times to give its
-   blocks even that evidence (a parser's rare constructs, run a handful
-   of times), GCC's own estimate stands in for it: a region that the
-   static estimate enters on at most SFDO_STATIC_RARE of the function's
-   entries is a path to a noreturn or cold call (predict.def gives those
-   1 in 2000), an error path a training run rarely takes, and
-   -fprofile-use would find it never ran; it is believed never run too
-   (e2e 86).
+   and taken jumps.  Later, at a tenth rather than a quarter, 7 more of
+   PGO's decisions on SQLite (rarely run functions such as sqlite3Select,
+   entered 293 times, split as PGO splits them; none lost) and 1 more on
+   Lua, with the same instructions and taken jumps; no bound at all made
+   no more.  A block with a sample of its own never goes cold, whatever
+   the flow solution says.  In a function that ran too few times to give
+   its blocks even that evidence (a parser's rare constructs, run a
+   handful of times), GCC's own estimate stands in for it: a region that
+   the static estimate enters on at most SFDO_STATIC_RARE (one in 20) of
+   the function's entries is an error path, by GCC's heuristics
+   (predict.def: a path to a noreturn or cold call 1 in 2000, a negative
+   return 2 in 100, and their combinations), which a training run rarely
+   takes and -fprofile-use would find never ran; it is believed never run
+   too (e2e 86).  One in 1000 (paths to noreturn and cold calls only)
+   made 7 fewer of PGO's decisions on SQLite, 2 fewer on Lua, and the
+   same taken jumps; one in 5 a few more on both, and 1% more taken jumps
+   on Lua.
 
    Functions: the converter lists every function of the profiled binary,
    sampled or not (those with total 0).  One that never caught a sample
@@ -63,10 +70,11 @@
    an older SQLite recording and 12 on Lua, none lost there.  Other
    bounds, on SQLite and Lua (measured before the cut was made this way,
    when a half gave 26 and 12): a third 25 and 10, a fifth 17 and 9, a
-   hundredth 3 on SQLite.  The rule of the annotated functions above is the
-   same one for more entries: a function with one sample ran about as
-   many times as one sample weighs, and at that many entries only a path
-   of SFDO_STATIC_RARE or so is more likely skipped than taken.
+   hundredth 3 on SQLite.  The rule of the annotated functions above asks more
+   of GCC's estimate: a function with one sample may have run as many
+   times as one sample weighs (a thousand or more), so only what GCC
+   calls an error path (SFDO_STATIC_RARE) is cut there; here the fewest
+   entries that agree with the profile is one.
 
    Calls: a block that calls a function marked never run did not run
    either, where running as often as its count says would have given the
@@ -95,8 +103,8 @@
 #include "counts.h"
 #include "hotcold.h"
 
-#define SFDO_ZERO_EVIDENCE 0.25
-#define SFDO_STATIC_RARE (1.0 / 1000)
+#define SFDO_ZERO_EVIDENCE 0.1
+#define SFDO_STATIC_RARE (1.0 / 20)
 #define SFDO_UNLIKELY_MIN_SAMPLES 1000
 #define SFDO_REVIVED_RARE 0.5
 

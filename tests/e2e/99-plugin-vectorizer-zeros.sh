@@ -39,8 +39,8 @@ cat > t.prof <<'EOP'
 # event: cpu-clock:u period=50001 samples=3
 scale_counts:100000:20
  0: 20
- 3: 5555
- 4: 5555
+ 3: 1111
+ 4: 1111
  4.1: 0
  5: 20
  6: 20
