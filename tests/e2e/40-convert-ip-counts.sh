@@ -61,7 +61,7 @@ line() {
 check() {
     local label=$1 data=$2
     local max=$data.max.txt mean=$data.mean.txt
-    "$CONVERT" --stats -o "$max" "$data" "$BIN" 2>"$data.stats" ||
+    "$CONVERT" --stats --line-vote=max -o "$max" "$data" "$BIN" 2>"$data.stats" ||
         fail "$label: sfdo-convert failed: $(cat "$data.stats")"
     "$CONVERT" --line-vote=mean -o "$mean" "$data" "$BIN" 2>"$data.mean.err" ||
         fail "$label: sfdo-convert --line-vote=mean failed: $(cat "$data.mean.err")"

@@ -1,6 +1,10 @@
 /* An indirect call that reaches one target nine times in ten: PGO
    promotes it to a direct call of that target (speculatively), and can
-   then inline it.  */
+   then inline it.  The targets come in runs of 256, which every branch
+   predictor follows: a timer's samples measure time, and a call the
+   predictor misses costs its target the stall (on an AMD EPYC guest,
+   op_sub's and op_xor's 2 in 16 interleaved calls took 22% of the
+   samples).  */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -32,7 +36,7 @@ run (long n)
 {
   unsigned h = 1;
   for (long i = 0; i < n; i++)
-    h = table[i & 15] (h, (unsigned) i);
+    h = table[(i >> 8) & 15] (h, (unsigned) i);
   return h;
 }
 
