@@ -34,8 +34,14 @@ gcc "$T/main.o" "$T/ops.o" "$T/cold.o" -o "$T/prog"
 # A fixed, short period: the table call's leading target needs enough
 # supporting samples to be a likely majority (plugin/counts.cc), which a
 # default-rate recording of this short run may not hold when the machine
-# is loaded.
-REC=(-e "$PERF_EVENT" -c 50000)
+# is loaded.  Not shorter than 100000: main's loop condition has, at the
+# plugin's stage, the discriminator the profiled binary kept only on the
+# argc > 1 path (a copy that never ran), so its count is a measured zero,
+# and the flow solver weighs a zero by the samples the block would have
+# caught; at 50000, on an AMD EPYC guest whose timer gave the loop 27
+# million executions, it dropped the loop instead of raising that zero
+# in about half the runs, and mix's call was cold.
+REC=(-e "$PERF_EVENT" -c 100000)
 "$SFDO_BUILD/sfdo-record" -q "${REC[@]}" -o "$T/p.data" -- "$T/prog" > /dev/null 2>"$T/record.err" ||
     fail "sfdo-record failed: $(cat "$T/record.err")"
 "$SFDO_BUILD/sfdo-convert" -o "$T/p.prof" --groups="$T/groups.txt" "$T/p.data" "$T/prog" \
