@@ -37,7 +37,7 @@
    return 2 in 100, and their combinations), which a training run rarely
    takes and -fprofile-use would find never ran; it is believed never run
    too (e2e 86).  One in 1000 (paths to noreturn and cold calls only)
-   made 7 fewer of PGO's decisions on SQLite, 2 fewer on Lua, and the
+   made 7 fewer of PGO's decisions on SQLite, 1 fewer on Lua, and the
    same taken jumps; one in 5 a few more on both, and 1% more taken jumps
    on Lua.
 
