@@ -126,11 +126,28 @@ names_decl (uint32_t name_id, tree decl)
   return same;
 }
 
+/* Whether F records a call to DECL, out of line, at line OFFSET.  */
+
+static bool
+calls_out_of_line (const struct sfdo_prof_func *f, uint32_t offset, tree decl)
+{
+  for (size_t i = 0; i < f->nlines; i++)
+    if (f->lines[i].offset == offset)
+      for (size_t k = 0; k < f->lines[i].ntargets; k++)
+	if (names_decl (f->lines[i].targets[k].name, decl))
+	  return true;
+  return false;
+}
+
 /* The profile of the callee DECL inlined into F at (OFFSET, DISC): the
    callsite of that name with discriminator DISC, else 0, else any.
    Failing a name, the only callsite at OFFSET: identical-code folding in
    the profiled binary may have replaced the callee by a twin of another
-   name, whose body the profile then records there.  */
+   name, whose body the profile then records there.  Not where the line
+   records DECL called out of line: the callsite is then another call of
+   the line (SQLite's 'backupOnePage(p, iSrcPg, sqlite3PagerGetData(pSrcPg),
+   0)' took sqlite3PagerGetData's instance, and replay inlined
+   backupOnePage, which the profiled binary had not).  */
 
 static const struct sfdo_prof_func *
 callee_profile (const struct sfdo_prof_func *f, uint32_t offset,
@@ -157,7 +174,8 @@ callee_profile (const struct sfdo_prof_func *f, uint32_t offset,
     }
   if (zero || any)
     return zero ? zero : any;
-  return at_offset == 1 ? lone : NULL;
+  return at_offset == 1 && !calls_out_of_line (f, offset, decl) ? lone
+								 : NULL;
 }
 
 const struct sfdo_prof_func *
@@ -193,15 +211,17 @@ sfdo_innermost_profile (const struct sfdo_prof_func *f, gimple *stmt,
    handlers), so it is not measured.  Taking the line's largest count
    there gave three blocks of Lua's OP_IDIV 21 million executions each,
    which the flow then had to take out of the interpreter's real paths.
-   Return false if F has nothing to say.  */
+   Return false if F has nothing to say; *EXACT says whether F holds
+   (OFFSET, DISC) itself.  */
 
 static bool
 line_count (const struct sfdo_prof_func *f, uint32_t offset, uint32_t disc,
-	    uint64_t *count)
+	    uint64_t *count, bool *exact)
 {
   const struct sfdo_prof_line *l = sfdo_prof_func_find_line (f, offset, disc);
 
   *count = 0;
+  *exact = l != NULL;
   if (!l && disc != 0)
     {
       /* F's lines are sorted by (offset, discriminator): the line's other
@@ -221,12 +241,17 @@ line_count (const struct sfdo_prof_func *f, uint32_t offset, uint32_t disc,
 
 bool
 sfdo_stmt_count (const struct sfdo_prof_func *f, gimple *stmt, unsigned disc,
-		 uint64_t *count)
+		 uint64_t *count, bool *exact)
 {
   uint32_t off;
+  bool own;
 
   f = sfdo_innermost_profile (f, stmt, &off);
-  return f && line_count (f, off, disc, count);
+  if (!f || !line_count (f, off, disc, count, &own))
+    return false;
+  if (exact)
+    *exact = own;
+  return true;
 }
 
 const struct sfdo_prof_func *

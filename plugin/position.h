@@ -38,9 +38,11 @@ sfdo_innermost_profile (const struct sfdo_prof_func *f, gimple *stmt,
 
 /* The count of STMT, in a block of discriminator DISC, from F (the
    current function's profile); false if the profile does not know
-   STMT's position.  */
+   STMT's position.  *EXACT (if not NULL) says whether the profile holds
+   that discriminator, rather than only the line, for a function whose
+   profile kept no discriminators.  */
 bool sfdo_stmt_count (const struct sfdo_prof_func *f, gimple *stmt,
-		      unsigned disc, uint64_t *count);
+		      unsigned disc, uint64_t *count, bool *exact);
 
 /* The profile the profiled binary recorded for CALLEE inlined at the call
    statement CALL (in a block of discriminator DISC) of the current

@@ -3,8 +3,14 @@
 # its count from the inline instance (its own line often caught no sample:
 # the callee's code did), and the instance is found by the call's own
 # discriminator: two calls of one function on one line, in blocks of
-# discriminators 1 and 2, get their own instances' counts.  Profiles are
-# written by hand, so the counts are known; -fno-inline keeps the calls.
+# discriminators 1 and 2, get their own instances' counts.  Where the
+# profile kept no discriminators for the function, the line's count may
+# be another block's (the test before the call): an instance that caught
+# nothing makes the call block 0, not the line's count.  And an instance
+# of another function on the line is not the instance of a call the line
+# records as made out of line: replay leaves that call alone.  Profiles
+# are written by hand, so the counts are known; -fno-inline keeps the
+# calls of the first two.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 need_built samplefdo.so
@@ -39,3 +45,66 @@ raws=$(awk '/^function pick$/ {f=1; next} /^function/ {f=0}
 [[ $raws == "2000 6000" ]] ||
   fail "the two call blocks measured '$raws', not 2000 and 6000: $(cat d.dump)"
 echo "each call takes its own instance's count: $raws"
+
+# 'if (v < 0) fail_out (p)': the line's 10000 is the test's; the inlined
+# fail_out caught nothing.
+cat > e.c <<'EOC'
+void fail_out (int *p);
+int get (int *p) {
+  int v = *p;
+  if (v < 0) fail_out (p);
+  return v + 1;
+}
+EOC
+cat > e.prof <<'EOP'
+# sfdo-profile: 1
+get:30000:10000
+ 1: 10000
+ 2: 10000
+ 2: fail_out:0
+  0: 0
+ 3: 10000
+EOP
+gcc -O2 -g -fno-inline -c e.c -o e.o -fplugin="$SFDO_BUILD/samplefdo.so" \
+  -fplugin-arg-samplefdo-profile=e.prof -fplugin-arg-samplefdo-dump=e.dump \
+  2> e.err || fail "build failed: $(cat e.err)"
+call_raw=$(awk '/^function get$/ {f=1; next} /^function/ {f=0}
+                f && $4 == "4" && $NF == "1" {print $6}' e.dump)
+[[ $call_raw == 0 ]] ||
+  fail "fail_out's call block measured '$call_raw', not its instance's 0: $(cat e.dump)"
+
+# 'return mix (triple (x))': triple's instance is the line's only one, and
+# the line records mix called out of line.
+cat > f.c <<'EOC'
+void sink (int);
+static int triple (int x) { return x * 3; }
+static int mix (int x) {
+  int h = x;
+  for (int i = 0; i < 8; i++)
+    {
+      h = h * 31 + (h >> 7) + i;
+      if (h & 1) sink (h); else sink (h + 3);
+      if (h & 2) sink (h ^ 5); else sink (h - 9);
+      if (h & 4) sink (h * 7); else sink (h / 3);
+      if (h & 8) sink (h % 11); else sink (h << 2);
+    }
+  return h;
+}
+int run (int x) { return mix (triple (x)); }
+int run2 (int x) { return mix (x + 1) ^ mix (x + 2); }
+EOC
+cat > f.prof <<'EOP'
+# sfdo-profile: 1
+run:15000:5000
+ 0: 5000 mix:5000
+ 0: triple:5000
+  0: 5000
+EOP
+gcc -O2 -g -c f.c -o f.o -fplugin="$SFDO_BUILD/samplefdo.so" \
+  -fplugin-arg-samplefdo-profile=f.prof -fopt-info-optimized 2> f.err ||
+  fail "build failed: $(cat f.err)"
+if grep -q 'samplefdo: inlining mix' f.err; then
+  fail "replay inlined mix, which the profile records called out of line: $(grep samplefdo f.err)"
+fi
+echo "an instance that caught nothing makes its call 0 where the line's count is all the profile has;" \
+     "another function's instance on the line is not replayed for mix"
