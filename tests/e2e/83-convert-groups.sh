@@ -100,15 +100,18 @@ done
     fail "sfdo-link failed: $(head -3 "$T/g/link.err")"
 grep -q "group 1: $T/g/main.o $T/g/ops.o joined by an incremental LTO link" "$T/g/link.err" ||
     fail "sfdo-link did not say what it joined: $(cat "$T/g/link.err")"
-# The program's main, from the linked program.
-calls_to_mix() { objdump -dr "$1" | sed -n '/<main>:/,/^$/p' | grep -cE 'call.*<mix>|R_X86_64_PLT32[[:space:]]+mix-' || true; }
+# in_main PROGRAM ERE: how many lines of PROGRAM's main (disassembled,
+# with relocations) match ERE.  (grep -c reads to the end: grep -q would
+# leave objdump to die of SIGPIPE, which pipefail takes for a failure.)
+in_main() { objdump -dr "$1" | sed -n '/<main>:/,/^$/p' | grep -cE "$2" || true; }
+calls_to_mix() { in_main "$1" 'call.*<mix>|R_X86_64_PLT32[[:space:]]+mix-'; }
 (( $(calls_to_mix "$T/prog") >= 1 )) || fail "the ordinary build already inlines mix: the test shows nothing"
 (( $(calls_to_mix "$T/g/prog") == 0 )) || fail "the grouped build still calls mix from main"
 # The call through ops.c's table of its static functions is promoted to
 # rotate (its dominant target, 7 calls in 8) and inlined with the groups
 # (main compares the pointer with rotate's address); file by file
 # (the same objects linked with -fno-lto) main cannot name rotate.
-names_rotate() { objdump -d "$1" | sed -n '/<main>:/,/^$/p' | grep -c '<rotate>' || true; }
+names_rotate() { in_main "$1" '<rotate>'; }
 gcc -O2 -fno-lto "$T/g/main.o" "$T/g/ops.o" "$T/g/cold.o" -o "$T/g/plain"
 (( $(names_rotate "$T/g/plain") == 0 )) || fail "the file-by-file build already names rotate in main"
 (( $(names_rotate "$T/g/prog") >= 1 )) ||
@@ -117,9 +120,7 @@ cmp -s <("$T/prog") <("$T/g/plain") || fail "the file-by-file build prints somet
 # cold.c is in no group: its report stays an ordinary call (linking the
 # fat objects without -fno-lto would run whole-program LTO, which inlines
 # it into main).
-# (grep -c reads to the end: grep -q would leave objdump to die of
-# SIGPIPE, which pipefail takes for a failure.)
-(( $(objdump -d "$T/g/prog" | sed -n '/<main>:/,/^$/p' | grep -c 'call.*<report>' || true) >= 1 )) ||
+(( $(in_main "$T/g/prog" 'call.*<report>') >= 1 )) ||
     fail "main no longer calls report: the link ran LTO beyond the group"
 # The same from an archive and a response file: ops.o in libops.a, the
 # objects named in @objs.rsp.
@@ -170,7 +171,7 @@ done
 "$SFDO_BUILD/sfdo-link" -q --groups "$V/groups.txt" -- g++ -O2 "$V/g-virt_main.o" "$V/g-shapes.o" \
     -o "$V/gprog" || fail "sfdo-link of the C++ program failed"
 g++ -O2 -fno-lto "$V/g-virt_main.o" "$V/g-shapes.o" -o "$V/plain"
-names_weigh() { objdump -d "$1" | sed -n '/<main>:/,/^$/p' | grep -c '<_ZNK6Square5weighEj>' || true; }
+names_weigh() { in_main "$1" '<_ZNK6Square5weighEj>'; }
 (( $(names_weigh "$V/plain") == 0 )) || fail "the file-by-file C++ build already names Square::weigh in main"
 (( $(names_weigh "$V/gprog") >= 1 )) ||
     fail "the grouped C++ build did not devirtualise the call to Square::weigh (in shapes.cc)"
