@@ -131,12 +131,13 @@ block_count (const struct sfdo_prof_func *f, basic_block bb, bool *from_inlinee)
        !gsi_end_p (gsi); gsi_next_nondebug (&gsi))
     {
       gimple *stmt = gsi_stmt (gsi);
-      bool exact = false;
+      bool exact;
       bool known = sfdo_stmt_count (f, stmt, bb->discriminator, &c, &exact);
       uint64_t entries;
+      /* (Not known: not exact either.)  */
       if (is_gimple_call (stmt)
 	  && inlinee_entries (f, stmt, bb->discriminator, &entries)
-	  && (!known || !exact || entries > c))
+	  && (!exact || entries > c))
 	{
 	  c = entries;
 	  known = true;

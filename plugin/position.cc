@@ -244,14 +244,10 @@ sfdo_stmt_count (const struct sfdo_prof_func *f, gimple *stmt, unsigned disc,
 		 uint64_t *count, bool *exact)
 {
   uint32_t off;
-  bool own;
 
+  *exact = false;
   f = sfdo_innermost_profile (f, stmt, &off);
-  if (!f || !line_count (f, off, disc, count, &own))
-    return false;
-  if (exact)
-    *exact = own;
-  return true;
+  return f && line_count (f, off, disc, count, exact);
 }
 
 const struct sfdo_prof_func *

@@ -38,9 +38,9 @@ sfdo_innermost_profile (const struct sfdo_prof_func *f, gimple *stmt,
 
 /* The count of STMT, in a block of discriminator DISC, from F (the
    current function's profile); false if the profile does not know
-   STMT's position.  *EXACT (if not NULL) says whether the profile holds
-   that discriminator, rather than only the line, for a function whose
-   profile kept no discriminators.  */
+   STMT's position.  *EXACT says whether the count is the one at
+   (line, DISC) itself; false where it is the line's, taken because the
+   profile kept no discriminators for the function.  */
 bool sfdo_stmt_count (const struct sfdo_prof_func *f, gimple *stmt,
 		      unsigned disc, uint64_t *count, bool *exact);
 

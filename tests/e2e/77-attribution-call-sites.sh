@@ -8,7 +8,9 @@
 # be another block's (the test before the call): an instance that caught
 # nothing makes the call block 0, not the line's count.  And an instance
 # of another function on the line is not the instance of a call the line
-# records as made out of line: replay leaves that call alone.  Profiles
+# records as made out of line: replay leaves that call alone, while it
+# still takes that instance where the line records no such call (what
+# identical-code folding leaves: the inlined twin under another name).  Profiles
 # are written by hand, so the counts are known; -fno-inline keeps the
 # calls of the first two.
 set -euo pipefail
@@ -74,7 +76,9 @@ call_raw=$(awk '/^function get$/ {f=1; next} /^function/ {f=0}
   fail "fail_out's call block measured '$call_raw', not its instance's 0: $(cat e.dump)"
 
 # 'return mix (triple (x))': triple's instance is the line's only one, and
-# the line records mix called out of line.
+# the line records mix called out of line.  run3 has the same line
+# without that record: there the lone instance stands for mix, and replay
+# inlines it (which also shows replay ran at all).
 cat > f.c <<'EOC'
 void sink (int);
 static int triple (int x) { return x * 3; }
@@ -92,6 +96,7 @@ static int mix (int x) {
 }
 int run (int x) { return mix (triple (x)); }
 int run2 (int x) { return mix (x + 1) ^ mix (x + 2); }
+int run3 (int x) { return mix (triple (x + 5)); }
 EOC
 cat > f.prof <<'EOP'
 # sfdo-profile: 1
@@ -99,12 +104,18 @@ run:15000:5000
  0: 5000 mix:5000
  0: triple:5000
   0: 5000
+run3:15000:5000
+ 0: 5000
+ 0: triple:5000
+  0: 5000
 EOP
 gcc -O2 -g -c f.c -o f.o -fplugin="$SFDO_BUILD/samplefdo.so" \
   -fplugin-arg-samplefdo-profile=f.prof -fopt-info-optimized 2> f.err ||
   fail "build failed: $(cat f.err)"
-if grep -q 'samplefdo: inlining mix' f.err; then
+if grep -q 'samplefdo: inlining mix[^ ]* into run/' f.err; then
   fail "replay inlined mix, which the profile records called out of line: $(grep samplefdo f.err)"
 fi
+grep -q 'samplefdo: inlining mix[^ ]* into run3/' f.err ||
+  fail "replay did not inline mix into run3 from the line's lone instance: $(cat f.err)"
 echo "an instance that caught nothing makes its call 0 where the line's count is all the profile has;" \
-     "another function's instance on the line is not replayed for mix"
+     "another function's instance on the line is not replayed for mix, unless the line records no call of mix"
