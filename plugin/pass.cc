@@ -507,6 +507,23 @@ forget_static_estimates (void)
   static_estimates = NULL;
 }
 
+/* Count the blocks of the current function that ZEROS (NULL: none) finds
+   never ran and an earlier annotation had not: reconcile_entries'
+   second annotation keeps the zeros of the first (keep_believed_zeros)
+   and may find more, where the flow of the first had sent its excess
+   entries down a path the second does not need.  */
+
+static void
+count_new_zeros (const bool *zeros)
+{
+  basic_block bb;
+
+  if (zeros)
+    FOR_EACH_BB_FN (bb, cfun)
+      sfdo_stats.zero_blocks += zeros[bb->index]
+				&& !(bb->count == profile_count::zero ());
+}
+
 /* Stage 3 for the current function (of NODE, profile F): its counts
    onto the CFG, with HEAD (when nonzero) as its entry count, even where
    F says the function never ran; REVIVED when a callee says it ran
@@ -542,12 +559,8 @@ annotate_function (cgraph_node *node, const struct sfdo_prof_func *f,
   sfdo_annotate_blocks (f, true, head, estimate, revived,
 			!seen && !revived, &c);
   zeros = sfdo_find_real_zeros (&c, estimate);
+  count_new_zeros (zeros);
   sfdo_write_counts (node, &c, zeros);
-  /* Counted once a function: reconcile_entries' second annotation keeps
-     the zeros of the first (keep_believed_zeros); a revived function had
-     none before.  */
-  for (int b = 0; (seen || revived) && zeros && b < c.nblocks; b++)
-    sfdo_stats.zero_blocks += zeros[b];
   if (seen && tracer_would_undo_if_conversion (&c))
     disable_tracer (node->decl);
   estimates = sfdo_record_loop_estimates ();

@@ -385,17 +385,22 @@ toll (const struct cost_model *m, const struct flow_edge *e)
 
 /* The toll of the implicit arc from block B, which has no successor (a
    call that does not return), to EXIT.  A measured count explains the
-   flow that leaves there; an unmeasured block (an abort () on an error
-   path, which no sample reached) would otherwise be the cheapest way to
-   drain flow that two measurements disagree on, a few hundred per unit
-   against thousands for changing a measured count, and GCC would see the
-   error path run: it costs as much as the dearest measured change.  */
+   flow that leaves there; a block unmeasured or measured at zero (an
+   abort () on an error path, which no sample reached) would otherwise be
+   the cheapest way to drain flow that two measurements disagree on, a
+   few hundred per unit against thousands for changing a measured count,
+   and GCC would see the error path run: it costs as much as the dearest
+   measured change.  A measured zero is no exception: the head count of
+   e2e 53's checksum, two samples above what its callers made, left
+   through its abort () rather than its return (both measured at zero),
+   and the error path, given that flow, stayed out of the cold
+   partition.  */
 static int64_t
 noreturn_toll (const struct cost_model *m, const struct sfdo_flow *g,
                size_t b)
 {
-  return model_count (m, g, b) >= 0 ? TOLL_BASE
-                                    : m->cost_cap / LOWER_FACTOR;
+  return model_count (m, g, b) > 0 ? TOLL_BASE
+                                   : m->cost_cap / LOWER_FACTOR;
 }
 
 /* --- The network ---------------------------------------------------------- */

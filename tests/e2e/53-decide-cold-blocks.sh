@@ -61,3 +61,48 @@ for v in pgo sfdo; do
     fail "$v: the call to weigh, which ran, is not in settle's hot part"
 done
 echo "a block the profile does not measure stays out of settle.cold, as with PGO"
+
+# A recording (kept from a run where this test failed) whose head count
+# for checksum, from two samples, is above what main's calls make, and
+# whose loop test caught two samples more than the loop body.  The flow
+# sent that excess out through the abort () (measured at zero, like the
+# return): the error path ran by the first annotation, and the block,
+# given flow, was not found never run.  Every annotation must leave it
+# at zero.
+X=$TEST_TMP/excess.prof
+cat > "$X" <<'PROF'
+# sfdo-profile: 1
+# mode: ip
+# mode: shape
+# event: instructions:u:emulated period=49999 samples=32782
+# tool: sfdo-convert 0.1.0
+# samples: used=32782 dropped=2
+checksum:614492319:86857
+ 0: 0
+ 2: 86857
+ 3: 204786568
+ 5: 204832326
+ 8: 0
+ 9: 0
+ 11: 0
+ 13: 204786568
+ 15: 0
+ 16: 0
+main:67074:1
+ 1: 0
+ 2: 0
+ 3: 0
+ 6: 0
+ 6.3: 33537
+ 7.3: 33537 checksum:33537
+ 8: 0
+ 9: 0
+ 10: 0
+PROF
+dump=$(decide_block_dump "$X" "$SFDO_ROOT/tests/e2e/data/decide/coldpath.c")
+grep -q '^function checksum' "$dump" || fail "no annotation of checksum in $dump"
+awk '/^function / {f = ($2 == "checksum")}
+     f && / lines ([0-9]+,)*20(,[0-9]+)* / && !/ final 0 / {bad = 1}
+     END {exit bad}' "$dump" ||
+  fail "the abort () path of checksum has flow: $(grep -A9 '^function checksum' "$dump")"
+echo "a head count above the calls' does not leave through the abort () path"

@@ -380,6 +380,28 @@ test_successorless_block_flows_to_exit (void **state)
   sfdo_flow_free (g);
 }
 
+/* A loop (head H, test T, body B) whose test was measured 50 above its
+   body, with an error arm Er off the test that ends in an abort () (no
+   successor) and the return R, both measured at zero: raising Er to
+   drain the 50 would say the error path ran; the loop takes them round
+   instead, and the entry's 100 leave by the return.  */
+static void
+test_measured_zero_without_successor_drains_nothing (void **state)
+{
+  (void) state;
+  enum { E, X, P, H, T, Er, B, R, N };
+  const size_t from[] = { E, P, H, H, T, T, B, R };
+  const size_t to[] = { P, H, T, R, Er, B, H, X };
+  const double prior[] = { 1, 1, 0.9, 0.1, 0.0005, 0.9995, 1, 1 };
+  const int64_t count[] = { 100, U, U, 100000, 100050, 0, 100000, 0 };
+  struct cfg c = { N, E, X, 8, from, to, prior, count };
+  struct sfdo_flow *g = solve_cfg (&c);
+  assert_conserved (g, &c);
+  assert_int_equal (sfdo_flow_block_count (g, Er), 0);
+  assert_int_equal (sfdo_flow_block_count (g, R), 100);
+  sfdo_flow_free (g);
+}
+
 /* E -> A twice (a switch with two cases to one block), A loops on itself,
    A -> X: the self-loop carries what the entry does not explain.  */
 static void
@@ -702,6 +724,7 @@ main (void)
     cmocka_unit_test (test_irreducible_region_unmeasured_is_not_iterated),
     cmocka_unit_test (test_unreachable_blocks_get_zero),
     cmocka_unit_test (test_successorless_block_flows_to_exit),
+    cmocka_unit_test (test_measured_zero_without_successor_drains_nothing),
     cmocka_unit_test (test_self_loop_and_parallel_edges),
     cmocka_unit_test (test_degenerate_graphs),
     cmocka_unit_test (test_zero_count_blocks),
