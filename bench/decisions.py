@@ -69,6 +69,14 @@ def strip_clone(name):
                   "", name)
 
 
+# A line of objdump -t: address, the seven flag characters, section,
+# size, and the name, after a visibility other than the default (Lua's
+# LUAI_FUNC functions are .internal, a column the plain split of the line
+# took for the size, and the section, read in its place, dropped them).
+SYMBOL = re.compile(r"^[0-9a-f]+ (.{7}) (\S+)\s+[0-9a-f]+"
+                    r"(?: \.(?:hidden|internal|protected))? (\S+)$")
+
+
 def symbol_decisions(obj):
     """The hotcold decisions of one object file."""
     out = set()
@@ -78,10 +86,10 @@ def symbol_decisions(obj):
     except OSError:
         return out
     for line in text.splitlines():
-        parts = line.split()
-        if len(parts) < 6 or "F" not in parts[-4:-2]:
+        m = SYMBOL.match(line)
+        if not m or m.group(1)[6] != "F":
             continue
-        section, name = parts[-3], parts[-1]
+        section, name = m.group(2), m.group(3)
         if name.endswith(".cold"):
             out.add(("split", strip_clone(name)))
         elif section.startswith(".text.unlikely"):
