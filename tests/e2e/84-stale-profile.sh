@@ -70,9 +70,12 @@ overlap() {
         sed -nE 's/^block overlap: ([0-9.]+)%.*/\1/p'
 }
 
-# sections OBJ: the hot/cold decisions of an object: function, section.
+# sections OBJ: the hot/cold decisions of an object: function, section
+# (the field after the flags: a hidden function has one more before its
+# name).
 sections() {
-    objdump -t "$1" | awk '$3 == "F" || $2 == "F" { print $NF, $(NF-2) }' |
+    objdump -t "$1" |
+        awk '{ for (i = 2; i <= 3; i++) if ($i == "F") { print $NF, $(i + 1); next } }' |
         grep -E '\.text' | sort
 }
 
