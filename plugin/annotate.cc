@@ -134,7 +134,8 @@ block_count (const struct sfdo_prof_func *f, basic_block bb, bool *from_inlinee)
       bool exact;
       bool known = sfdo_stmt_count (f, stmt, bb->discriminator, &c, &exact);
       uint64_t entries;
-      /* (Not known: not exact either.)  */
+      /* A position the profile does not know is not exact either: the
+	 instance's entries stand alone there.  */
       if (is_gimple_call (stmt)
 	  && inlinee_entries (f, stmt, bb->discriminator, &entries)
 	  && (!exact || entries > c))

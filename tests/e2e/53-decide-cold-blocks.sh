@@ -101,6 +101,11 @@ main:67074:1
 PROF
 dump=$(decide_block_dump "$X" "$SFDO_ROOT/tests/e2e/data/decide/coldpath.c")
 grep -q '^function checksum' "$dump" || fail "no annotation of checksum in $dump"
+# The abort () is line 20 of coldpath.c; its block must be there to be
+# judged, or the check would pass on nothing.
+seen=$(awk '/^function / {f = ($2 == "checksum")}
+            f && / lines ([0-9]+,)*20(,[0-9]+)* / {n++} END {print n + 0}' "$dump")
+((seen >= 1)) || fail "no block of checksum holds line 20 (the abort ()): $(grep -A9 '^function checksum' "$dump")"
 awk '/^function / {f = ($2 == "checksum")}
      f && / lines ([0-9]+,)*20(,[0-9]+)* / && !/ final 0 / {bad = 1}
      END {exit bad}' "$dump" ||
