@@ -21,7 +21,9 @@
 #     +values  division and string-operation specialisation (= sfdo)
 #   and sfdo without -ftracer, with its counts given AFDO or PRECISE
 #   quality instead of ADJUSTED, and from a recording at a tenth of the
-#   period (dense: what ten runs merged would hold).  Then:
+#   period (dense: what ten runs merged would hold); and sfdo from two
+#   more recordings of the same run, for the spread of its decisions
+#   between recordings.  Then:
 #     1. decisions (bench/decisions.py): per family, how many PGO made and
 #        the share sfdo makes too, and the share of sfdo's it does not;
 #     2. instructions and taken jumps of one run of a small ref input, by
@@ -103,7 +105,7 @@ flags_of() {
         pgo) echo "$common -fprofile-use -Wno-missing-profile" ;;
         notracer) echo "$common -fplugin=$plugin -fplugin-arg-samplefdo-profile=$prof -fno-tracer" ;;
         afdo|precise) echo "$common -fplugin=$plugin -fplugin-arg-samplefdo-profile=$prof -fplugin-arg-samplefdo-quality=$v" ;;
-        dense) echo "$common -fplugin=$plugin -fplugin-arg-samplefdo-profile=$WORK/prof/$p/dense.prof" ;;
+        dense|again*) echo "$common -fplugin=$plugin -fplugin-arg-samplefdo-profile=$WORK/prof/$p/$v.prof" ;;
         *) echo "$common -fplugin=$plugin -fplugin-arg-samplefdo-profile=$prof $(ladder_args "$v")" ;;
     esac
 }
@@ -144,6 +146,11 @@ DENSE_PERIOD=5000
 # the dense recording.
 EXTRA=(notracer afdo precise dense)
 VARIANTS=(O2 O2x pgo "${LADDER[@]}" "${EXTRA[@]}")
+# Two more recordings of the same train run, each built as sfdo: a
+# sample profile's decisions vary from one recording to the next, and a
+# figure from one recording alone cannot say by how much.  Decisions
+# only; not timed.
+AGAIN=(again2 again3)
 for p in "${PROGS[@]}"; do
     say "== $p: builds"
     build_one "$p" O2
@@ -152,14 +159,17 @@ for p in "${PROGS[@]}"; do
     build_one "$p" pgo
     record_train "$p" sfdo "$PERIOD"
     record_train "$p" dense "$DENSE_PERIOD"
-    for v in O2x "${LADDER[@]}" "${EXTRA[@]}"; do build_one "$p" "$v"; done
-    say "  built $p: ${VARIANTS[*]} ($(( $(date +%s) - START )) s)"
+    for v in "${AGAIN[@]}"; do record_train "$p" "$v" "$PERIOD"; done
+    for v in O2x "${LADDER[@]}" "${EXTRA[@]}" "${AGAIN[@]}"; do build_one "$p" "$v"; done
+    say "  built $p: ${VARIANTS[*]} ${AGAIN[*]} ($(( $(date +%s) - START )) s)"
 done
 
 # 1. decisions
 for p in "${PROGS[@]}"; do
     dirs=()
-    for v in O2 O2x "${LADDER[@]}" "${EXTRA[@]}"; do dirs+=("$WORK/build/$p/$v"); done
+    for v in O2 O2x "${LADDER[@]}" "${EXTRA[@]}" "${AGAIN[@]}"; do
+        dirs+=("$WORK/build/$p/$v")
+    done
     "$BUILD/sfdo-profile" convert --text "$WORK/prof/$p/sfdo.prof" |
         sed -n 's/^\([^ #][^ ]*\):0:0$/\1/p' > "$WORK/unsampled-$p.txt"
     python3 bench/decisions.py --json "$WORK/decisions-$p.json" \

@@ -22,6 +22,7 @@ RUNG = {"counts": "counts only", "hotcold": "+ hot/cold", "inline": "+ inlining"
         "loops": "+ loops", "icall": "+ indirect calls",
         "sfdo": "+ values (sfdo)"}
 EXTRAS = ("notracer", "afdo", "precise", "dense")
+AGAIN = ("again2", "again3")
 EXTRA_NAMES = {"notracer": "sfdo -fno-tracer", "afdo": "sfdo, AFDO quality",
                "precise": "sfdo, PRECISE quality",
                "dense": "sfdo, dense recording (10x samples)"}
@@ -43,22 +44,44 @@ def gain_share(r, pgo):
     return (1 / r - 1) / (1 / pgo - 1)
 
 
+def recording_spread(d, family):
+    """Median and range of sfdo's agreement for FAMILY over the first
+    recording and the AGAIN ones (those the run built)."""
+    if family == "hotcold-sampled":
+        return "-"
+    xs = [d[v][family]["agree"] for v in ("sfdo",) + AGAIN
+          if v in d and d[v][family]["agree"] is not None]
+    if len(xs) < 2:
+        return "-"
+    return "%.1f%% (%.1f-%.1f%%)" % (100 * med(xs), 100 * min(xs),
+                                    100 * max(xs))
+
+
 def decisions_table(work, progs, out):
     out.append("### Decisions: how many of PGO's sfdo makes (agree), and how "
                "many of its own PGO does not make (extra)\n")
     out.append("| program | family | PGO's decisions | sfdo agrees | sfdo's own "
-               "| sfdo extra | O2x (flags only) agrees |")
-    out.append("|---|---|---:|---:|---:|---:|---:|")
+               "| sfdo extra | sfdo agrees, %d recordings: median (range) "
+               "| O2x (flags only) agrees |" % (1 + len(AGAIN)))
+    out.append("|---|---|---:|---:|---:|---:|---:|---:|")
     for p in progs:
         d = json.load(open(os.path.join(work, "decisions-%s.json" % p)))
         for f in FAMILIES + ("hotcold-sampled",):
             if f not in d["sfdo"]:
                 continue
             s, x = d["sfdo"][f], d["O2x"][f]
-            out.append("| %s | %s | %d | %s | %d | %s | %s |" % (
+            out.append("| %s | %s | %d | %s | %d | %s | %s | %s |" % (
                 NAMES.get(p, p), f, s["ref"], pct(s["agree"]), s["own"],
-                pct(s["extra"]), pct(x["agree"])))
+                pct(s["extra"]), recording_spread(d, f), pct(x["agree"])))
     out.append("")
+    out.append("Recordings: the columns before the spread are from the first "
+               "recording, as is every other figure of this section; the "
+               "spread column adds sfdo built from %d more recordings of "
+               "the same train run (each its own sampling phase), whose "
+               "decisions differ where rarely run code caught a sample in "
+               "one and not in another. hotcold-sampled has none: which "
+               "functions caught no sample differs by recording.\n"
+               % len(AGAIN))
     out.append("hotcold-sampled: the hot/cold decisions about the functions "
                "the profile shows ran (it lists the others as never run, "
                "`bench/decisions.py --unsampled`). A function that ran a few "
