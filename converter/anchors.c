@@ -2,12 +2,14 @@
 #include "anchors.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "../common/u64map.h"
 #include "../profiles/profile.h"
 #include "attribute.h"
 #include "blocks.h"
 #include "symtab.h"
+#include "tally.h"
 
 /* Whether P holds function NAME of FILE (NULL: global) with samples.  */
 static int
@@ -40,7 +42,7 @@ anchor_function (struct attributor *at, struct sfdo_decoder *dec,
                            : NULL;
       attr_call_site (at, addr, callee, seen);
       if (lines)
-        attr_top_line (at, addr, lines);
+        attr_top_line (at, addr, lines, 0);
     }
   sfdo_func_blocks_release (&fb);
 }
@@ -69,6 +71,51 @@ sfdo_add_call_anchors (struct sfdo_symtab *st, struct sfdo_decoder *dec,
   attr_finish (&at);
   sfdo_u64map_release (&seen);
   return anchored;
+}
+
+/* Lines of no count at the lines of the function's own code in [LO, HI),
+   once each (SEEN).  */
+static void
+zero_own_lines (struct attributor *at, struct sfdo_decoder *dec, uint64_t lo,
+                uint64_t hi, struct sfdo_u64map *seen)
+{
+  const uint8_t *code;
+  size_t len;
+  if (sfdo_symtab_code (at->symtab, lo, &code, &len) != 0)
+    return;
+  struct sfdo_func_blocks fb;
+  sfdo_decode_function (dec, code, len, lo, hi, &fb);
+  for (size_t i = 0; i < fb.ninsns; i++)
+    if (!fb.padding[i])
+      attr_top_line (at, fb.insn_addrs[i], seen, 1);
+  sfdo_func_blocks_release (&fb);
+}
+
+size_t
+sfdo_add_unsampled_pieces (struct sfdo_symtab *st, struct sfdo_decoder *dec,
+                           const struct sfdo_tally *t, struct sfdo_profile *p)
+{
+  struct attributor at;
+  struct sfdo_u64map seen = { 0 };
+  size_t n, added = 0;
+  uint64_t *ran = sfdo_tally_addresses (t, &n);
+  attr_init (&at, st, p, SFDO_LINE_MAX);
+  for (size_t i = 0; i < sfdo_symtab_nfunctions (st); i++)
+    {
+      uint64_t lo, start, hi;
+      const char *name, *file;
+      sfdo_symtab_function (st, i, &lo, &name, &file);
+      if (!sampled (p, name, file)
+          || sfdo_symtab_function_range (st, lo, &start, &hi) != 0
+          || start != lo || sfdo_addresses_within (ran, n, lo, hi))
+        continue;
+      zero_own_lines (&at, dec, lo, hi, &seen);
+      added++;
+    }
+  attr_finish (&at);
+  sfdo_u64map_release (&seen);
+  free (ran);
+  return added;
 }
 
 enum sfdo_errc

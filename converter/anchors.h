@@ -1,5 +1,6 @@
-/* converter/anchors.h - the call sites of each sampled function: the shape
- * of its source, recorded so that a later build can align a stale profile.
+/* converter/anchors.h - the shape of each sampled function beyond what
+ * its samples show: its call sites, recorded so that a later build can
+ * align a stale profile, and the lines of its pieces that never ran.
  *
  * A production profile comes from last week's binary; by the time it is
  * used, lines have moved.  Line offsets count from the function's
@@ -9,7 +10,10 @@
  * the same order: the plugin aligns the two sequences by callee name
  * (plugin/stale.cc).  So every call site of a function that caught
  * samples goes into the profile, sampled or not, as a SFDO_VALUE_CALL_SITES
- * value at its position (profiles/FORMAT.md).  */
+ * value at its position (profiles/FORMAT.md).  The samples give the lines
+ * of the code that ran; a piece of the function with none (foo.cold, the
+ * out-of-line header of foo.part.0) has its lines added at 0: code the
+ * profiled binary had and never ran.  */
 #ifndef SFDO_CONVERTER_ANCHORS_H
 #define SFDO_CONVERTER_ANCHORS_H
 
@@ -20,6 +24,7 @@
 struct sfdo_symtab;
 struct sfdo_decoder;
 struct sfdo_profile;
+struct sfdo_tally;
 
 /* Add to P the call sites of every function of ST's binary that P gives
    samples (total above 0): each direct call (by the callee the source
@@ -28,6 +33,21 @@ struct sfdo_profile;
    finalized again afterwards.  */
 size_t sfdo_add_call_anchors (struct sfdo_symtab *st, struct sfdo_decoder *dec,
                               struct sfdo_profile *p);
+
+/* Add to P, as lines of count 0, the lines of its own code (not code
+   inlined into it) of every piece of a function P gives samples that T
+   (the binary's samples) shows did not run: the out-of-line copy of a
+   function whose hot part GCC split off (foo.part.0 ran, foo itself was
+   only ever inlined as the header that calls it), a foo.cold, a clone.
+   The builders list the lines of the code that ran only; without these,
+   such a line would read as code the profiled binary did not have, whose
+   zero is no evidence to the plugin, and the flow free to send counts
+   through it.  Returns how many pieces were added.  P is finalized first
+   and must be finalized again afterwards.  */
+size_t sfdo_add_unsampled_pieces (struct sfdo_symtab *st,
+                                  struct sfdo_decoder *dec,
+                                  const struct sfdo_tally *t,
+                                  struct sfdo_profile *p);
 
 /* The shape of every function of ST's binary, as a profile of no counts
    (*OUT): its call sites (as sfdo_add_call_anchors records them) and a

@@ -220,12 +220,13 @@ attr_call_site (struct attributor *at, uint64_t vaddr, const char *callee,
 }
 
 void
-attr_top_line (struct attributor *at, uint64_t vaddr, struct sfdo_u64map *seen)
+attr_top_line (struct attributor *at, uint64_t vaddr, struct sfdo_u64map *seen,
+               int own_only)
 {
   const struct sfdo_frame *fr;
   size_t n = sfdo_symtab_lookup (at->symtab, vaddr, &fr);
   int64_t off = n ? line_offset (fr[0].line, fr[0].decl_line) : -1;
-  if (off < 0)
+  if (off < 0 || (own_only && n != 1))
     return;
   struct sfdo_prof_func *f = top_func (at, fr[0].function, fr[0].file);
   uint32_t disc = n == 1 ? fr[0].discriminator : 0;

@@ -59,9 +59,9 @@ void attr_call_site (struct attributor *at, uint64_t vaddr,
 /* Record, once (SEEN), that the top-level function at VADDR has code at
    its line there (for inlined code, the line of the outermost call), with
    its discriminator (the function's own code only): a line of no count in
-   its profile.  */
+   its profile.  With OWN_ONLY, nothing for inlined code.  */
 void attr_top_line (struct attributor *at, uint64_t vaddr,
-                    struct sfdo_u64map *seen);
+                    struct sfdo_u64map *seen, int own_only);
 /* The top-level profile of the function whose entry is at ENTRY, or NULL
    if ENTRY is not a function's first address.  */
 struct sfdo_prof_func *attr_function_at (struct attributor *at,

@@ -93,6 +93,8 @@ complete_functions (const struct sfdo_match *m,
           {
             stats->anchored_functions
               += sfdo_add_call_anchors (st, dec, p);
+            stats->unsampled_pieces
+              += sfdo_add_unsampled_pieces (st, dec, &tallies[i], p);
             sfdo_decoder_free (dec);
           }
       }

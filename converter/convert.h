@@ -80,6 +80,8 @@ struct sfdo_convert_stats {
   uint64_t unsampled_functions; /* listed with no counts (never ran) */
   uint64_t folded_functions;    /* bodies shared out among their twins */
   uint64_t anchored_functions;  /* with their call sites (anchors.h) */
+  uint64_t unsampled_pieces;    /* of sampled functions, their lines at 0
+                                   (anchors.h) */
 };
 
 struct sfdo_converter;

@@ -399,6 +399,11 @@ print_stats (const struct sfdo_convert_stats *s)
     fprintf (stderr, "sfdo-convert: %llu sampled functions' call sites "
              "recorded (callsites: a later source is aligned by them)\n",
              (unsigned long long) s->anchored_functions);
+  if (s->unsampled_pieces)
+    fprintf (stderr, "sfdo-convert: %llu pieces of sampled functions "
+             "(foo.part.0's header, foo.cold, clones) caught no sample: "
+             "their lines listed at 0\n",
+             (unsigned long long) s->unsampled_pieces);
 }
 
 /* The raw LBR tallies into PATH, atomically.  */

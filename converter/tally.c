@@ -1,6 +1,10 @@
 /* converter/tally.c - per-binary sample tallies (tally.h).  */
 #include "tally.h"
 
+#include <stdlib.h>
+
+#include "../common/xalloc.h"
+
 void
 sfdo_tally_release (struct sfdo_tally *t)
 {
@@ -36,4 +40,41 @@ sfdo_tally_pair (struct sfdo_pairmap *m, uint64_t a, uint64_t b, uint64_t w)
   struct sfdo_pairval *v = sfdo_pairmap_get (m, a, b);
   v->count++;
   v->weight = sfdo_sat_add (v->weight, w);
+}
+
+uint64_t *
+sfdo_tally_addresses (const struct sfdo_tally *t, size_t *n)
+{
+  size_t cap = t->weights.n + 2 * t->ranges.n + t->branches.n + 1, k = 0;
+  uint64_t *a = (uint64_t *) sfdo_xmalloc (cap * sizeof *a);
+  for (size_t i = 0; i < t->weights.cap; i++)
+    if (t->weights.keys[i] != UINT64_MAX)
+      a[k++] = t->weights.keys[i];
+  for (size_t i = 0; i < t->ranges.cap; i++)
+    if (t->ranges.a[i] != UINT64_MAX)
+      {
+        a[k++] = t->ranges.a[i];
+        a[k++] = t->ranges.b[i];
+      }
+  for (size_t i = 0; i < t->branches.cap; i++)
+    if (t->branches.a[i] != UINT64_MAX)
+      a[k++] = t->branches.b[i];
+  sfdo_sort_u64 (a, k);
+  *n = k;
+  return a;
+}
+
+int
+sfdo_addresses_within (const uint64_t *a, size_t n, uint64_t lo, uint64_t hi)
+{
+  size_t l = 0, h = n;
+  while (l < h)
+    {
+      size_t mid = l + (h - l) / 2;
+      if (a[mid] < lo)
+        l = mid + 1;
+      else
+        h = mid;
+    }
+  return l < n && a[l] < hi;
 }

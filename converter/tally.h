@@ -11,6 +11,7 @@
 #ifndef SFDO_CONVERTER_TALLY_H
 #define SFDO_CONVERTER_TALLY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../common/u64map.h"
@@ -38,6 +39,14 @@ int sfdo_tally_has_lbr (const struct sfdo_tally *t);
 
 /* Whether T holds anything a profile is built from.  */
 int sfdo_tally_has_samples (const struct sfdo_tally *t);
+
+/* The addresses T saw run (IP samples, the starts and ends of LBR runs,
+   branch targets), sorted; *N of them.  Free with free.  */
+uint64_t *sfdo_tally_addresses (const struct sfdo_tally *t, size_t *n);
+
+/* Whether some of the N sorted addresses A lie in [LO, HI).  */
+int sfdo_addresses_within (const uint64_t *a, size_t n, uint64_t lo,
+                           uint64_t hi);
 
 /* Add W to the pair (A, B) of M, seen once more.  */
 void sfdo_tally_pair (struct sfdo_pairmap *m, uint64_t a, uint64_t b,

@@ -33,46 +33,6 @@ usable_name (const char *name)
 }
 
 
-/* The addresses T saw run (IP samples, the starts and ends of LBR runs,
-   branch targets), sorted; *N of them.  */
-static uint64_t *
-sampled_addresses (const struct sfdo_tally *t, size_t *n)
-{
-  size_t cap = t->weights.n + 2 * t->ranges.n + t->branches.n + 1, k = 0;
-  uint64_t *a = (uint64_t *) sfdo_xmalloc (cap * sizeof *a);
-  for (size_t i = 0; i < t->weights.cap; i++)
-    if (t->weights.keys[i] != UINT64_MAX)
-      a[k++] = t->weights.keys[i];
-  for (size_t i = 0; i < t->ranges.cap; i++)
-    if (t->ranges.a[i] != UINT64_MAX)
-      {
-        a[k++] = t->ranges.a[i];
-        a[k++] = t->ranges.b[i];
-      }
-  for (size_t i = 0; i < t->branches.cap; i++)
-    if (t->branches.a[i] != UINT64_MAX)
-      a[k++] = t->branches.b[i];
-  sfdo_sort_u64 (a, k);
-  *n = k;
-  return a;
-}
-
-/* Whether some of the N sorted addresses A lie in [LO, HI).  */
-static int
-any_within (const uint64_t *a, size_t n, uint64_t lo, uint64_t hi)
-{
-  size_t l = 0, h = n;
-  while (l < h)
-    {
-      size_t mid = l + (h - l) / 2;
-      if (a[mid] < lo)
-        l = mid + 1;
-      else
-        h = mid;
-    }
-  return l < n && a[l] < hi;
-}
-
 /* Functions with no DWARF function (C++ this-adjusting thunks, assembly,
    the copy GCC's identical-code folding keeps of an address-taken static
    function, whose twin alone DWARF describes: SQLite's nolockUnlock) that
@@ -90,7 +50,7 @@ add_undescribed (const struct sfdo_symtab *st, const struct sfdo_tally *t,
   size_t n, added = 0;
   if (!sfdo_tally_has_lbr (t))
     return 0;
-  uint64_t *sampled = sampled_addresses (t, &n);
+  uint64_t *sampled = sfdo_tally_addresses (t, &n);
   for (size_t i = 0; i < sfdo_symtab_nelf_functions (st); i++)
     {
       uint64_t addr, size, lo, hi;
@@ -99,7 +59,7 @@ add_undescribed (const struct sfdo_symtab *st, const struct sfdo_tally *t,
       if (!usable_name (name) || !size
           || (file && (!*file || strchr (name, '.')))
           || sfdo_symtab_function_range (st, addr, &lo, &hi) == 0
-          || any_within (sampled, n, addr, addr + size))
+          || sfdo_addresses_within (sampled, n, addr, addr + size))
         continue;
       uint32_t name_id = sfdo_profile_intern_str (p, name);
       uint32_t file_id = file ? sfdo_profile_intern_str (p, file) : 0;
