@@ -21,12 +21,13 @@ sampled (struct sfdo_profile *p, const char *name, const char *file)
   return f && f->total > 0;
 }
 
-/* The call sites of the function whose code is [LO, HI), and with
-   LINES, the lines its code has.  */
+/* Walk the function whose code is [LO, HI): with SEEN, record its call
+   sites; with LINES, the lines its code has (OWN_ONLY: its own code, not
+   code inlined into it).  */
 static void
-anchor_function (struct attributor *at, struct sfdo_decoder *dec,
-                 uint64_t lo, uint64_t hi, struct sfdo_u64map *seen,
-                 struct sfdo_u64map *lines)
+walk_code (struct attributor *at, struct sfdo_decoder *dec, uint64_t lo,
+           uint64_t hi, struct sfdo_u64map *seen, struct sfdo_u64map *lines,
+           int own_only)
 {
   const uint8_t *code;
   size_t len;
@@ -37,14 +38,33 @@ anchor_function (struct attributor *at, struct sfdo_decoder *dec,
   for (size_t i = 0; i < fb.ninsns; i++)
     {
       uint64_t addr = fb.insn_addrs[i];
-      const char *callee = fb.kinds[i] == SFDO_INSN_CALL && fb.call_targets[i]
-                           ? attr_callee_name (at, addr, fb.call_targets[i])
-                           : NULL;
-      attr_call_site (at, addr, callee, seen);
-      if (lines)
-        attr_top_line (at, addr, lines, 0);
+      if (seen)
+        {
+          const char *callee
+            = fb.kinds[i] == SFDO_INSN_CALL && fb.call_targets[i]
+              ? attr_callee_name (at, addr, fb.call_targets[i]) : NULL;
+          attr_call_site (at, addr, callee, seen);
+        }
+      /* Alignment padding of a piece that never ran is no line of it.  */
+      if (lines && !(own_only && fb.padding[i]))
+        attr_top_line (at, addr, lines, own_only);
     }
   sfdo_func_blocks_release (&fb);
+}
+
+/* Whether the I-th function of ST is a piece of code of its own, [*LO,
+   *HI), of a function P gives samples (GCC's clones and parts of it are
+   functions of its name).  */
+static int
+piece_of_sampled (struct sfdo_symtab *st, struct sfdo_profile *p, size_t i,
+                  uint64_t *lo, uint64_t *hi)
+{
+  uint64_t start;
+  const char *name, *file;
+  sfdo_symtab_function (st, i, lo, &name, &file);
+  return sampled (p, name, file)
+         && sfdo_symtab_function_range (st, *lo, &start, hi) == 0
+         && start == *lo;
 }
 
 size_t
@@ -57,15 +77,11 @@ sfdo_add_call_anchors (struct sfdo_symtab *st, struct sfdo_decoder *dec,
   attr_init (&at, st, p, SFDO_LINE_MAX);
   for (size_t i = 0; i < sfdo_symtab_nfunctions (st); i++)
     {
-      uint64_t lo, start, hi;
-      const char *name, *file;
-      sfdo_symtab_function (st, i, &lo, &name, &file);
-      if (!sampled (p, name, file)
-          || sfdo_symtab_function_range (st, lo, &start, &hi) != 0
-          || start != lo)
+      uint64_t lo, hi;
+      if (!piece_of_sampled (st, p, i, &lo, &hi))
         continue;
       size_t before = seen.n;
-      anchor_function (&at, dec, lo, hi, &seen, NULL);
+      walk_code (&at, dec, lo, hi, &seen, NULL, 0);
       anchored += seen.n > before;
     }
   attr_finish (&at);
@@ -73,47 +89,26 @@ sfdo_add_call_anchors (struct sfdo_symtab *st, struct sfdo_decoder *dec,
   return anchored;
 }
 
-/* Lines of no count at the lines of the function's own code in [LO, HI),
-   once each (SEEN).  */
-static void
-zero_own_lines (struct attributor *at, struct sfdo_decoder *dec, uint64_t lo,
-                uint64_t hi, struct sfdo_u64map *seen)
-{
-  const uint8_t *code;
-  size_t len;
-  if (sfdo_symtab_code (at->symtab, lo, &code, &len) != 0)
-    return;
-  struct sfdo_func_blocks fb;
-  sfdo_decode_function (dec, code, len, lo, hi, &fb);
-  for (size_t i = 0; i < fb.ninsns; i++)
-    if (!fb.padding[i])
-      attr_top_line (at, fb.insn_addrs[i], seen, 1);
-  sfdo_func_blocks_release (&fb);
-}
-
 size_t
 sfdo_add_unsampled_pieces (struct sfdo_symtab *st, struct sfdo_decoder *dec,
                            const struct sfdo_tally *t, struct sfdo_profile *p)
 {
   struct attributor at;
-  struct sfdo_u64map seen = { 0 };
+  struct sfdo_u64map lines = { 0 };
   size_t n, added = 0;
   uint64_t *ran = sfdo_tally_addresses (t, &n);
   attr_init (&at, st, p, SFDO_LINE_MAX);
   for (size_t i = 0; i < sfdo_symtab_nfunctions (st); i++)
     {
-      uint64_t lo, start, hi;
-      const char *name, *file;
-      sfdo_symtab_function (st, i, &lo, &name, &file);
-      if (!sampled (p, name, file)
-          || sfdo_symtab_function_range (st, lo, &start, &hi) != 0
-          || start != lo || sfdo_addresses_within (ran, n, lo, hi))
+      uint64_t lo, hi;
+      if (!piece_of_sampled (st, p, i, &lo, &hi)
+          || sfdo_addresses_within (ran, n, lo, hi))
         continue;
-      zero_own_lines (&at, dec, lo, hi, &seen);
+      walk_code (&at, dec, lo, hi, NULL, &lines, 1);
       added++;
     }
   attr_finish (&at);
-  sfdo_u64map_release (&seen);
+  sfdo_u64map_release (&lines);
   free (ran);
   return added;
 }
@@ -132,7 +127,7 @@ sfdo_binary_shape (struct sfdo_symtab *st, struct sfdo_decoder *dec,
       const char *name, *file;
       sfdo_symtab_function (st, i, &lo, &name, &file);
       if (sfdo_symtab_function_range (st, lo, &start, &hi) == 0 && start == lo)
-        anchor_function (&at, dec, lo, hi, &seen, &lines);
+        walk_code (&at, dec, lo, hi, &seen, &lines, 0);
     }
   attr_finish (&at);
   sfdo_u64map_release (&seen);
