@@ -1,10 +1,11 @@
-/* converter/anchors.c - call sites of the sampled functions (anchors.h).  */
+/* converter/anchors.c - the shape of the sampled functions (anchors.h).  */
 #include "anchors.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "../common/u64map.h"
+#include "../common/xalloc.h"
 #include "../profiles/profile.h"
 #include "attribute.h"
 #include "blocks.h"
@@ -45,30 +46,47 @@ walk_code (struct attributor *at, struct sfdo_decoder *dec, uint64_t lo,
               ? attr_callee_name (at, addr, fb.call_targets[i]) : NULL;
           attr_call_site (at, addr, callee, seen);
         }
-      /* Alignment padding of a piece that never ran is no line of it.  */
+      /* Padding after a jump or a return never runs, and its line may be
+         one whose code is elsewhere: as a line of a piece that never ran
+         it would claim code there.  The shape, which only aligns lines,
+         keeps it.  */
       if (lines && !(own_only && fb.padding[i]))
         attr_top_line (at, addr, lines, own_only);
     }
   sfdo_func_blocks_release (&fb);
 }
 
-/* Whether the I-th function of ST is a piece of code of its own, [*LO,
-   *HI), of a function P gives samples (GCC's clones and parts of it are
-   functions of its name).  */
-static int
-piece_of_sampled (struct sfdo_symtab *st, struct sfdo_profile *p, size_t i,
-                  uint64_t *lo, uint64_t *hi)
+unsigned char *
+sfdo_sampled_pieces (struct sfdo_symtab *st, struct sfdo_profile *p)
+{
+  size_t n = sfdo_symtab_nfunctions (st);
+  unsigned char *sampled_piece = (unsigned char *) sfdo_xcalloc (n + 1, 1);
+  for (size_t i = 0; i < n; i++)
+    {
+      uint64_t lo, start, hi;
+      const char *name, *file;
+      sfdo_symtab_function (st, i, &lo, &name, &file);
+      sampled_piece[i] = sampled (p, name, file)
+                         && sfdo_symtab_function_range (st, lo, &start,
+                                                        &hi) == 0
+                         && start == lo;
+    }
+  return sampled_piece;
+}
+
+/* The code [*LO, *HI) of the I-th function of ST.  */
+static void
+code_of (struct sfdo_symtab *st, size_t i, uint64_t *lo, uint64_t *hi)
 {
   uint64_t start;
   const char *name, *file;
   sfdo_symtab_function (st, i, lo, &name, &file);
-  return sampled (p, name, file)
-         && sfdo_symtab_function_range (st, *lo, &start, hi) == 0
-         && start == *lo;
+  sfdo_symtab_function_range (st, *lo, &start, hi);
 }
 
 size_t
 sfdo_add_call_anchors (struct sfdo_symtab *st, struct sfdo_decoder *dec,
+                       const unsigned char *sampled_piece,
                        struct sfdo_profile *p)
 {
   struct attributor at;
@@ -78,8 +96,9 @@ sfdo_add_call_anchors (struct sfdo_symtab *st, struct sfdo_decoder *dec,
   for (size_t i = 0; i < sfdo_symtab_nfunctions (st); i++)
     {
       uint64_t lo, hi;
-      if (!piece_of_sampled (st, p, i, &lo, &hi))
+      if (!sampled_piece[i])
         continue;
+      code_of (st, i, &lo, &hi);
       size_t before = seen.n;
       walk_code (&at, dec, lo, hi, &seen, NULL, 0);
       anchored += seen.n > before;
@@ -91,6 +110,7 @@ sfdo_add_call_anchors (struct sfdo_symtab *st, struct sfdo_decoder *dec,
 
 size_t
 sfdo_add_unsampled_pieces (struct sfdo_symtab *st, struct sfdo_decoder *dec,
+                           const unsigned char *sampled_piece,
                            const struct sfdo_tally *t, struct sfdo_profile *p)
 {
   struct attributor at;
@@ -101,11 +121,14 @@ sfdo_add_unsampled_pieces (struct sfdo_symtab *st, struct sfdo_decoder *dec,
   for (size_t i = 0; i < sfdo_symtab_nfunctions (st); i++)
     {
       uint64_t lo, hi;
-      if (!piece_of_sampled (st, p, i, &lo, &hi)
-          || sfdo_addresses_within (ran, n, lo, hi))
+      if (!sampled_piece[i])
         continue;
+      code_of (st, i, &lo, &hi);
+      if (sfdo_addresses_within (ran, n, lo, hi))
+        continue;
+      size_t before = lines.n;
       walk_code (&at, dec, lo, hi, NULL, &lines, 1);
-      added++;
+      added += lines.n > before;
     }
   attr_finish (&at);
   sfdo_u64map_release (&lines);

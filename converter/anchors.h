@@ -26,26 +26,38 @@ struct sfdo_decoder;
 struct sfdo_profile;
 struct sfdo_tally;
 
-/* Add to P the call sites of every function of ST's binary that P gives
-   samples (total above 0): each direct call (by the callee the source
-   names) and each outermost inlined call, once per position and callee.
-   Returns how many functions got some.  P is finalized first and must be
-   finalized again afterwards.  */
+/* Which functions of ST's binary, by the index of sfdo_symtab_function,
+   are a piece of code of their own of a function P gives samples (total
+   above 0): sfdo_symtab_nfunctions (ST) flags, to free.  P must be
+   finalized: in a profile that holds a function twice, every lookup
+   rebuilds the index, and the two passes below add records.  */
+unsigned char *sfdo_sampled_pieces (struct sfdo_symtab *st,
+                                    struct sfdo_profile *p);
+
+/* Add to P the call sites of every piece of code of a sampled function
+   (SAMPLED, of sfdo_sampled_pieces): each direct call (by the callee the
+   source names) and each outermost inlined call, once per position and
+   callee.  Returns how many functions got some.  P must be finalized
+   again afterwards.  */
 size_t sfdo_add_call_anchors (struct sfdo_symtab *st, struct sfdo_decoder *dec,
+                              const unsigned char *sampled,
                               struct sfdo_profile *p);
 
 /* Add to P, as lines of count 0, the lines of its own code (not code
-   inlined into it) of every piece of a function P gives samples that T
-   (the binary's samples) shows did not run: the out-of-line copy of a
-   function whose hot part GCC split off (foo.part.0 ran, foo itself was
-   only ever inlined as the header that calls it), a foo.cold, a clone.
-   The builders list the lines of the code that ran only; without these,
-   such a line would read as code the profiled binary did not have, whose
-   zero is no evidence to the plugin, and the flow free to send counts
-   through it.  Returns how many pieces were added.  P is finalized first
-   and must be finalized again afterwards.  */
+   inlined into it) of every piece of a sampled function (SAMPLED, of
+   sfdo_sampled_pieces) that T (the binary's samples) shows did not run:
+   the out-of-line copy of a function whose hot part GCC split off
+   (foo.part.0 ran, foo itself was only ever inlined as the header that
+   calls it), a foo.cold, a clone.  The builders list the lines of the
+   pieces that caught samples; without these, such a line would read as
+   code the profiled binary did not have, whose zero is no evidence to the
+   plugin, and the flow free to send counts through it.  A profile of
+   several binaries (an executable and its libraries) may so list a
+   function a library has and only the executable's copy ran.  Returns
+   how many pieces gave lines.  P must be finalized again afterwards.  */
 size_t sfdo_add_unsampled_pieces (struct sfdo_symtab *st,
                                   struct sfdo_decoder *dec,
+                                  const unsigned char *sampled,
                                   const struct sfdo_tally *t,
                                   struct sfdo_profile *p);
 

@@ -3,6 +3,7 @@
 #include "build.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "anchors.h"
 #include "blocks.h"
@@ -76,7 +77,8 @@ count_main_entries (const struct sfdo_match *m, struct sfdo_profile *p)
 
 /* Functions folded into one body share its samples out; the functions
    no sample reached are listed with no counts (they never ran); each
-   function's call sites and compile unit are recorded.  */
+   sampled function's call sites and the lines of its pieces that never
+   ran are added (anchors.h), and each function's compile unit.  */
 static enum sfdo_errc
 complete_functions (const struct sfdo_match *m,
                     const struct sfdo_tally *tallies, struct sfdo_profile *p,
@@ -88,13 +90,18 @@ complete_functions (const struct sfdo_match *m,
         struct sfdo_symtab *st = sfdo_match_binary (m, i)->symtab;
         stats->folded_functions += sfdo_split_folded_functions (st, p);
         stats->unsampled_functions += sfdo_add_unsampled_functions (st, &tallies[i], p);
+        enum sfdo_errc rc = sfdo_profile_finalize (p, err);
+        if (rc != SFDO_OK)
+          return rc;
         struct sfdo_decoder *dec;
         if (sfdo_decoder_new (sfdo_symtab_machine (st), &dec, NULL) == SFDO_OK)
           {
+            unsigned char *sampled = sfdo_sampled_pieces (st, p);
             stats->anchored_functions
-              += sfdo_add_call_anchors (st, dec, p);
+              += sfdo_add_call_anchors (st, dec, sampled, p);
             stats->unsampled_pieces
-              += sfdo_add_unsampled_pieces (st, dec, &tallies[i], p);
+              += sfdo_add_unsampled_pieces (st, dec, sampled, &tallies[i], p);
+            free (sampled);
             sfdo_decoder_free (dec);
           }
       }

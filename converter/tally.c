@@ -45,11 +45,17 @@ sfdo_tally_pair (struct sfdo_pairmap *m, uint64_t a, uint64_t b, uint64_t w)
 uint64_t *
 sfdo_tally_addresses (const struct sfdo_tally *t, size_t *n)
 {
-  size_t cap = t->weights.n + 2 * t->ranges.n + t->branches.n + 1, k = 0;
+  const struct sfdo_u64map *ips[]
+    = { &t->weights, &t->clk_weights, &t->stall_weights };
+  size_t cap = 2 * t->ranges.n + t->branches.n + 2 * t->calls.n
+               + t->call_values.n + 1, k = 0;
+  for (size_t m = 0; m < sizeof ips / sizeof *ips; m++)
+    cap += ips[m]->n;
   uint64_t *a = (uint64_t *) sfdo_xmalloc (cap * sizeof *a);
-  for (size_t i = 0; i < t->weights.cap; i++)
-    if (t->weights.keys[i] != UINT64_MAX)
-      a[k++] = t->weights.keys[i];
+  for (size_t m = 0; m < sizeof ips / sizeof *ips; m++)
+    for (size_t i = 0; i < ips[m]->cap; i++)
+      if (ips[m]->keys[i] != UINT64_MAX)
+        a[k++] = ips[m]->keys[i];
   for (size_t i = 0; i < t->ranges.cap; i++)
     if (t->ranges.a[i] != UINT64_MAX)
       {
@@ -59,6 +65,15 @@ sfdo_tally_addresses (const struct sfdo_tally *t, size_t *n)
   for (size_t i = 0; i < t->branches.cap; i++)
     if (t->branches.a[i] != UINT64_MAX)
       a[k++] = t->branches.b[i];
+  for (size_t i = 0; i < t->calls.cap; i++)
+    if (t->calls.a[i] != UINT64_MAX)
+      {
+        a[k++] = t->calls.a[i] - 1;
+        a[k++] = t->calls.b[i];
+      }
+  for (size_t i = 0; i < t->call_values.cap; i++)
+    if (t->call_values.a[i] != UINT64_MAX)
+      a[k++] = t->call_values.a[i];
   sfdo_sort_u64 (a, k);
   *n = k;
   return a;

@@ -40,8 +40,11 @@ int sfdo_tally_has_lbr (const struct sfdo_tally *t);
 /* Whether T holds anything a profile is built from.  */
 int sfdo_tally_has_samples (const struct sfdo_tally *t);
 
-/* The addresses T saw run (IP samples, the starts and ends of LBR runs,
-   branch targets), sorted; *N of them.  Free with free.  */
+/* The addresses T saw run, sorted; *N of them; free with free.  IP
+   samples of any event, the starts and ends of LBR runs and branch
+   targets, the calls of callchains and of register samples (a return
+   address's call: the address before it), and the addresses callchains
+   saw in a callee.  */
 uint64_t *sfdo_tally_addresses (const struct sfdo_tally *t, size_t *n);
 
 /* Whether some of the N sorted addresses A lie in [LO, HI).  */

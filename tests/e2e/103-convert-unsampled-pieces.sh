@@ -9,11 +9,12 @@
 # builders list the lines of the code that ran; these lines once were
 # absent from the profile, which the plugin reads as code the profiled
 # binary did not have (no evidence), not as code that never ran.
-#   (a) the profile lists line 33 of lookup (its early return's store)
-#       and line 24 of scale (the cold call) at 0, as their offsets from
-#       the functions' declarations;
+#   (a) the profile lists the line of lookup's early return (its store)
+#       and the line of scale's cold call at 0, at their offsets from the
+#       functions' declarations;
 #   (b) both functions caught samples (the pieces are of sampled
-#       functions), and --stats counts the two pieces.
+#       functions), and --stats counts at least the two pieces (another
+#       GCC may make more, of main or of libc's start-up code).
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -59,6 +60,7 @@ echo "the never-run lines of lookup's header and scale.cold are listed at 0"
 for f in lookup scale; do
     (( $(total "$f") > 0 )) || fail "$f caught no sample: the test shows nothing"
 done
-grep -q ' 2 pieces of sampled functions' "$T/convert.err" ||
-    fail "--stats does not count two unsampled pieces: $(cat "$T/convert.err")"
+pieces=$(sed -n 's/^sfdo-convert: \([0-9]*\) pieces of sampled functions.*/\1/p' "$T/convert.err")
+(( ${pieces:-0} >= 2 )) ||
+    fail "--stats counts ${pieces:-no} unsampled pieces, not 2 or more: $(cat "$T/convert.err")"
 echo "both pieces belong to sampled functions; --stats counts them"
