@@ -74,14 +74,37 @@ sfdo_sampled_pieces (struct sfdo_symtab *st, struct sfdo_profile *p)
   return sampled_piece;
 }
 
-/* The code [*LO, *HI) of the I-th function of ST.  */
-static void
-code_of (struct sfdo_symtab *st, size_t i, uint64_t *lo, uint64_t *hi)
+/* Walk each piece of a sampled function (SAMPLED_PIECE) that none of
+   the N sorted addresses RAN lies in (RAN NULL: every piece) as
+   walk_code does with SEEN, LINES and OWN_ONLY, which fills one of the
+   two maps; returns how many pieces grew it.  */
+static size_t
+walk_sampled_pieces (struct sfdo_symtab *st, struct sfdo_decoder *dec,
+                     const unsigned char *sampled_piece, const uint64_t *ran,
+                     size_t n, struct sfdo_profile *p,
+                     struct sfdo_u64map *seen, struct sfdo_u64map *lines,
+                     int own_only)
 {
-  uint64_t start;
-  const char *name, *file;
-  sfdo_symtab_function (st, i, lo, &name, &file);
-  sfdo_symtab_function_range (st, *lo, &start, hi);
+  struct attributor at;
+  struct sfdo_u64map *grown = seen ? seen : lines;
+  size_t walked = 0;
+  attr_init (&at, st, p, SFDO_LINE_MAX);
+  for (size_t i = 0; i < sfdo_symtab_nfunctions (st); i++)
+    {
+      uint64_t lo, start, hi;
+      const char *name, *file;
+      if (!sampled_piece[i])
+        continue;
+      sfdo_symtab_function (st, i, &lo, &name, &file);
+      sfdo_symtab_function_range (st, lo, &start, &hi);
+      if (ran && sfdo_addresses_within (ran, n, lo, hi))
+        continue;
+      size_t before = grown->n;
+      walk_code (&at, dec, lo, hi, seen, lines, own_only);
+      walked += grown->n > before;
+    }
+  attr_finish (&at);
+  return walked;
 }
 
 size_t
@@ -89,21 +112,9 @@ sfdo_add_call_anchors (struct sfdo_symtab *st, struct sfdo_decoder *dec,
                        const unsigned char *sampled_piece,
                        struct sfdo_profile *p)
 {
-  struct attributor at;
   struct sfdo_u64map seen = { 0 };
-  size_t anchored = 0;
-  attr_init (&at, st, p, SFDO_LINE_MAX);
-  for (size_t i = 0; i < sfdo_symtab_nfunctions (st); i++)
-    {
-      uint64_t lo, hi;
-      if (!sampled_piece[i])
-        continue;
-      code_of (st, i, &lo, &hi);
-      size_t before = seen.n;
-      walk_code (&at, dec, lo, hi, &seen, NULL, 0);
-      anchored += seen.n > before;
-    }
-  attr_finish (&at);
+  size_t anchored = walk_sampled_pieces (st, dec, sampled_piece, NULL, 0, p,
+                                         &seen, NULL, 0);
   sfdo_u64map_release (&seen);
   return anchored;
 }
@@ -113,24 +124,11 @@ sfdo_add_unsampled_pieces (struct sfdo_symtab *st, struct sfdo_decoder *dec,
                            const unsigned char *sampled_piece,
                            const struct sfdo_tally *t, struct sfdo_profile *p)
 {
-  struct attributor at;
   struct sfdo_u64map lines = { 0 };
-  size_t n, added = 0;
+  size_t n;
   uint64_t *ran = sfdo_tally_addresses (t, &n);
-  attr_init (&at, st, p, SFDO_LINE_MAX);
-  for (size_t i = 0; i < sfdo_symtab_nfunctions (st); i++)
-    {
-      uint64_t lo, hi;
-      if (!sampled_piece[i])
-        continue;
-      code_of (st, i, &lo, &hi);
-      if (sfdo_addresses_within (ran, n, lo, hi))
-        continue;
-      size_t before = lines.n;
-      walk_code (&at, dec, lo, hi, NULL, &lines, 1);
-      added += lines.n > before;
-    }
-  attr_finish (&at);
+  size_t added = walk_sampled_pieces (st, dec, sampled_piece, ran, n, p,
+                                      NULL, &lines, 1);
   sfdo_u64map_release (&lines);
   free (ran);
   return added;
