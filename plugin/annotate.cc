@@ -825,7 +825,9 @@ any_sampled_block (const struct sfdo_fn_counts *c)
    iteration: once the unroller folds that exit, the counts no longer add
    up, and the optimized dump of GCC's merge_block.c reports an "Invalid
    sum").  SAMPLED says whether a block caught a sample: such a body keeps
-   its measurements.  A function entered (ENTRIES, -1 if unknown) fewer
+   its measurements.  A REVIVED body (hotcold.h) keeps only its path to
+   the calls of functions that ran and the blocks run on half of the
+   entries or more.  A function entered (ENTRIES, -1 if unknown) fewer
    than MIN_ENTRIES (SFDO_SHAPE_MIN_ENTRIES) times keeps the flow's path: a few entries
    took a few paths, and spread over
    every arm GCC guesses even (and round a loop as often as GCC guesses)
@@ -841,20 +843,28 @@ any_sampled_block (const struct sfdo_fn_counts *c)
 static int64_t *
 unsampled_shape (const struct sfdo_fn_counts *c,
 		 const struct sfdo_static_estimate *estimate,
-		 int64_t entries, int64_t min_entries, bool sampled)
+		 int64_t entries, int64_t min_entries, bool sampled,
+		 bool revived)
 {
   basic_block bb;
   int64_t *shape;
+  bool *keep;
 
   if (!estimate || sampled || entries < min_entries)
     return NULL;
+  keep = revived ? sfdo_paths_to_live_calls (cgraph_node::get (
+					       current_function_decl),
+					     estimate)
+		 : XCNEWVEC (bool, c->nblocks);
   shape = XDUPVEC (int64_t, c->raw, c->nblocks);
   FOR_EACH_BB_FN (bb, cfun)
     {
       double rate = sfdo_static_rate (estimate, bb);
-      shape[bb->index] = sfdo_statically_rare (rate)
-			 ? 0 : (int64_t) MIN ((double) entries * rate, 1e18);
+      shape[bb->index]
+	= !keep[bb->index] && sfdo_statically_rare (rate, revived)
+	  ? 0 : (int64_t) MIN ((double) entries * rate, 1e18);
     }
+  XDELETEVEC (keep);
   return shape;
 }
 
@@ -873,7 +883,7 @@ void
 sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
 		      uint64_t head,
 		      const struct sfdo_static_estimate *estimate,
-		      bool shape_any, bool keep_zeros,
+		      bool revived, bool keep_zeros,
 		      struct sfdo_fn_counts *c)
 {
   basic_block bb;
@@ -884,6 +894,7 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
   bool sampled;
 
   memset (c, 0, sizeof *c);
+  c->revived = revived;
   if (f && solve)
     sfdo_prepare_loops ();
   c->nblocks = last_basic_block_for_fn (cfun);
@@ -917,7 +928,7 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
   bitmap_clear (over);
   sampled = any_sampled_block (c);
   shape = unsampled_shape (c, estimate, c->raw[ENTRY_BLOCK],
-			   shape_any ? 1 : SFDO_SHAPE_MIN_ENTRIES, sampled);
+			   revived ? 1 : SFDO_SHAPE_MIN_ENTRIES, sampled, revived);
   /* A body with samples is judged on its measurements; flow_measurements
      gives some zeros the count of a block that runs as often, which
      are not measurements of their own.  One without, on its shape.  */

@@ -38,6 +38,9 @@ struct sfdo_fn_counts
   /* The largest count of a branch the profiled binary had turned into a
      conditional move (its direction unmeasured, its arms rejoining).  */
   uint64_t hottest_if_converted;
+  /* Whether the function caught no sample but a callee says it ran
+     (sfdo_annotate_blocks' REVIVED).  */
+  bool revived;
 };
 
 /* Measure the current function's blocks from its profile F and, with
@@ -46,8 +49,9 @@ struct sfdo_fn_counts
    nonzero, replaces the profile's entry count (the calls into the
    function this unit makes, when they say more).  ESTIMATE
    (hotcold.h, or NULL) shapes a body that was entered but caught no
-   sample, however few its entries when SHAPE_ANY (a function that ran
-   only because a function it calls did: its one call must have run).
+   sample, however few its entries when REVIVED (a function that ran
+   only because a function it calls did: its one call must have run),
+   and then without its rarer blocks (hotcold.h, sfdo_statically_rare).
    KEEP_ZEROS, on a second annotation, keeps at zero the blocks the first
    found never ran.  Blocks that call a function the profile says never
    ran are measured at zero where that is evidence enough (their raw
@@ -55,7 +59,7 @@ struct sfdo_fn_counts
 void sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
 			   uint64_t head,
 			   const struct sfdo_static_estimate *estimate,
-			   bool shape_any, bool keep_zeros,
+			   bool revived, bool keep_zeros,
 			   struct sfdo_fn_counts *c);
 
 /* Give the current function's loops the preheaders the annotation needs

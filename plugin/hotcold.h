@@ -30,8 +30,17 @@ double sfdo_static_rate (const struct sfdo_static_estimate *e,
 
 /* Whether a block GCC's estimate enters at RATE per entry of its function
    is on a path to a noreturn or cold call, which a function that ran
-   rarely is believed never to have taken.  */
-bool sfdo_statically_rare (double rate);
+   rarely is believed never to have taken; in a function REVIVED (one
+   without a sample that a callee says ran: pass.cc, revive_callers), any
+   block entered on fewer than half of the entries (SFDO_REVIVED_RARE).  */
+bool sfdo_statically_rare (double rate, bool revived);
+
+/* The blocks of the current function (of NODE) on its likeliest path, by
+   ESTIMATE, from the entry to each call of a function that ran: what a
+   revived function must keep, or the callee's entries would have no
+   caller again.  A new array by block index, for XDELETEVEC.  */
+bool *sfdo_paths_to_live_calls (cgraph_node *node,
+				const struct sfdo_static_estimate *estimate);
 
 /* The blocks of the current function that never ran, by block index (a
    new array the caller frees), from its solved counts C and GCC's
