@@ -825,9 +825,8 @@ any_sampled_block (const struct sfdo_fn_counts *c)
    iteration: once the unroller folds that exit, the counts no longer add
    up, and the optimized dump of GCC's merge_block.c reports an "Invalid
    sum").  SAMPLED says whether a block caught a sample: such a body keeps
-   its measurements.  A REVIVED body (hotcold.h) keeps only its path to
-   the calls of functions that ran and the blocks run on half of the
-   entries or more.  A function entered (ENTRIES, -1 if unknown) fewer
+   its measurements.  A REVIVED body (hotcold.h) keeps only the blocks
+   run on half of the entries or more.  A function entered (ENTRIES, -1 if unknown) fewer
    than MIN_ENTRIES (SFDO_SHAPE_MIN_ENTRIES) times keeps the flow's path: a few entries
    took a few paths, and spread over
    every arm GCC guesses even (and round a loop as often as GCC guesses)
@@ -848,23 +847,16 @@ unsampled_shape (const struct sfdo_fn_counts *c,
 {
   basic_block bb;
   int64_t *shape;
-  bool *keep;
 
   if (!estimate || sampled || entries < min_entries)
     return NULL;
-  keep = revived ? sfdo_paths_to_live_calls (cgraph_node::get (
-					       current_function_decl),
-					     estimate)
-		 : XCNEWVEC (bool, c->nblocks);
   shape = XDUPVEC (int64_t, c->raw, c->nblocks);
   FOR_EACH_BB_FN (bb, cfun)
     {
       double rate = sfdo_static_rate (estimate, bb);
-      shape[bb->index]
-	= !keep[bb->index] && sfdo_statically_rare (rate, revived)
-	  ? 0 : (int64_t) MIN ((double) entries * rate, 1e18);
+      shape[bb->index] = sfdo_statically_rare (rate, revived)
+			 ? 0 : (int64_t) MIN ((double) entries * rate, 1e18);
     }
-  XDELETEVEC (keep);
   return shape;
 }
 

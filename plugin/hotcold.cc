@@ -77,14 +77,15 @@
    entries that agree with the profile is one.  The same holds for a
    function revived the other way (revive_callers: a callee that ran has
    no other caller), which is annotated, not guessed: its shape leaves
-   out the same blocks (sfdo_statically_rare), except those on its
-   likeliest path to the calls of functions that ran
-   (sfdo_paths_to_live_calls), and the flow decides the rest.  On three
-   SQLite recordings of the decisions bench this made 3, 5 and 2 more of
-   PGO's hot/cold decisions (SQLite's sqlite3BtreeClearTable,
-   whereLoopAddOr and sqlite3NestedParse split as PGO splits them, and
-   callees of their rare paths such as sameSrcAlias left never run),
-   and lost 2, 0 and 0 (callees PGO finds ran).
+   out the same blocks (sfdo_statically_rare), and the flow decides the
+   rest.  On three SQLite recordings of the decisions bench this made 3,
+   7 and 6 more of PGO's hot/cold decisions (SQLite's
+   sqlite3BtreeClearTable, whereLoopAddOr and sqlite3NestedParse split as
+   PGO splits them, and callees of their rare paths such as sameSrcAlias
+   left never run).  Keeping the likeliest path to the calls of the
+   functions that ran, which must have run, made 0 to 4 fewer on each of
+   six recordings: that path also reaches calls of functions PGO finds
+   never ran.
 
    Calls: a block that calls a function marked never run did not run
    either, where running as often as its count says would have given the
@@ -167,42 +168,6 @@ bool
 sfdo_statically_rare (double rate, bool revived)
 {
   return revived ? rate < SFDO_REVIVED_RARE : rate <= SFDO_STATIC_RARE;
-}
-
-/* Mark in KEEP the blocks from BB back to the entry, each time through
-   the predecessor GCC's estimate runs most often that is not marked
-   yet.  */
-
-static void
-keep_likeliest_path (basic_block bb, bool *keep,
-		     const struct sfdo_static_estimate *estimate)
-{
-  while (bb && !keep[bb->index])
-    {
-      basic_block next = NULL;
-      edge e;
-      edge_iterator ei;
-      keep[bb->index] = true;
-      FOR_EACH_EDGE (e, ei, bb->preds)
-	if (!keep[e->src->index]
-	    && (!next || sfdo_static_rate (estimate, e->src)
-			 > sfdo_static_rate (estimate, next)))
-	  next = e->src;
-      bb = next;
-    }
-}
-
-bool *
-sfdo_paths_to_live_calls (cgraph_node *node,
-			  const struct sfdo_static_estimate *estimate)
-{
-  bool *keep = XCNEWVEC (bool, last_basic_block_for_fn (cfun));
-
-  for (cgraph_edge *e = node->callees; e; e = e->next_callee)
-    if (e->call_stmt && gimple_bb (e->call_stmt)
-	&& e->callee->ultimate_alias_target ()->count.ipa ().nonzero_p ())
-      keep_likeliest_path (gimple_bb (e->call_stmt), keep, estimate);
-  return keep;
 }
 
 bool *

@@ -35,13 +35,6 @@ double sfdo_static_rate (const struct sfdo_static_estimate *e,
    block entered on fewer than half of the entries (SFDO_REVIVED_RARE).  */
 bool sfdo_statically_rare (double rate, bool revived);
 
-/* The blocks of the current function (of NODE) on its likeliest path, by
-   ESTIMATE, from the entry to each call of a function that ran: what a
-   revived function must keep, or the callee's entries would have no
-   caller again.  A new array by block index, for XDELETEVEC.  */
-bool *sfdo_paths_to_live_calls (cgraph_node *node,
-				const struct sfdo_static_estimate *estimate);
-
 /* The blocks of the current function that never ran, by block index (a
    new array the caller frees), from its solved counts C and GCC's
    estimate ESTIMATE (NULL: none); NULL when the hot/cold family is off.  */

@@ -10,8 +10,7 @@
 #     its count explains scale's entries: recover, the smaller of scale's
 #     two unsampled callers, is not revived in its place;
 #   - a function revived so ran rarely: the blocks GCC's estimate enters
-#     on fewer than half of its entries never ran, except its path to
-#     the calls of functions that ran;
+#     on fewer than half of its entries never ran.
 # Before, recover was revived (.text) and load_batch kept the message hot.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
