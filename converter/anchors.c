@@ -56,51 +56,50 @@ walk_code (struct attributor *at, struct sfdo_decoder *dec, uint64_t lo,
   sfdo_func_blocks_release (&fb);
 }
 
-unsigned char *
-sfdo_sampled_pieces (struct sfdo_symtab *st, struct sfdo_profile *p)
+struct sfdo_piece *
+sfdo_sampled_pieces (struct sfdo_symtab *st, struct sfdo_profile *p,
+                     size_t *npieces)
 {
-  size_t n = sfdo_symtab_nfunctions (st);
-  unsigned char *sampled_piece = (unsigned char *) sfdo_xcalloc (n + 1, 1);
+  size_t n = sfdo_symtab_nfunctions (st), k = 0;
+  struct sfdo_piece *pieces
+    = (struct sfdo_piece *) sfdo_xmalloc ((n + 1) * sizeof *pieces);
   for (size_t i = 0; i < n; i++)
     {
       uint64_t lo, start, hi;
       const char *name, *file;
       sfdo_symtab_function (st, i, &lo, &name, &file);
-      sampled_piece[i] = sampled (p, name, file)
-                         && sfdo_symtab_function_range (st, lo, &start,
-                                                        &hi) == 0
-                         && start == lo;
+      if (sampled (p, name, file)
+          && sfdo_symtab_function_range (st, lo, &start, &hi) == 0
+          && start == lo)
+        pieces[k++] = (struct sfdo_piece) { lo, hi };
     }
-  return sampled_piece;
+  *npieces = k;
+  return pieces;
 }
 
-/* Walk each piece of a sampled function (SAMPLED_PIECE) that none of
-   the N sorted addresses RAN lies in (RAN NULL: every piece) as
-   walk_code does with SEEN, LINES and OWN_ONLY, which fills one of the
-   two maps; returns how many pieces grew it.  */
+/* Walk each of the N PIECES that none of the NRAN sorted addresses RAN
+   lies in (RAN NULL: every piece) as walk_code does with SEEN, LINES and
+   OWN_ONLY, which fills one of the two maps; returns how many pieces
+   grew it.  */
 static size_t
 walk_sampled_pieces (struct sfdo_symtab *st, struct sfdo_decoder *dec,
-                     const unsigned char *sampled_piece, const uint64_t *ran,
-                     size_t n, struct sfdo_profile *p,
-                     struct sfdo_u64map *seen, struct sfdo_u64map *lines,
-                     int own_only)
+                     const struct sfdo_piece *pieces, size_t n,
+                     const uint64_t *ran, size_t nran,
+                     struct sfdo_profile *p, struct sfdo_u64map *seen,
+                     struct sfdo_u64map *lines, int own_only)
 {
   struct attributor at;
   struct sfdo_u64map *grown = seen ? seen : lines;
   size_t walked = 0;
   attr_init (&at, st, p, SFDO_LINE_MAX);
-  for (size_t i = 0; i < sfdo_symtab_nfunctions (st); i++)
+  for (size_t i = 0; i < n; i++)
     {
-      uint64_t lo, start, hi;
-      const char *name, *file;
-      if (!sampled_piece[i])
-        continue;
-      sfdo_symtab_function (st, i, &lo, &name, &file);
-      sfdo_symtab_function_range (st, lo, &start, &hi);
-      if (ran && sfdo_addresses_within (ran, n, lo, hi))
+      if (ran && sfdo_addresses_within (ran, nran, pieces[i].lo,
+                                        pieces[i].hi))
         continue;
       size_t before = grown->n;
-      walk_code (&at, dec, lo, hi, seen, lines, own_only);
+      walk_code (&at, dec, pieces[i].lo, pieces[i].hi, seen, lines,
+                 own_only);
       walked += grown->n > before;
     }
   attr_finish (&at);
@@ -109,11 +108,11 @@ walk_sampled_pieces (struct sfdo_symtab *st, struct sfdo_decoder *dec,
 
 size_t
 sfdo_add_call_anchors (struct sfdo_symtab *st, struct sfdo_decoder *dec,
-                       const unsigned char *sampled_piece,
+                       const struct sfdo_piece *pieces, size_t n,
                        struct sfdo_profile *p)
 {
   struct sfdo_u64map seen = { 0 };
-  size_t anchored = walk_sampled_pieces (st, dec, sampled_piece, NULL, 0, p,
+  size_t anchored = walk_sampled_pieces (st, dec, pieces, n, NULL, 0, p,
                                          &seen, NULL, 0);
   sfdo_u64map_release (&seen);
   return anchored;
@@ -121,13 +120,13 @@ sfdo_add_call_anchors (struct sfdo_symtab *st, struct sfdo_decoder *dec,
 
 size_t
 sfdo_add_unsampled_pieces (struct sfdo_symtab *st, struct sfdo_decoder *dec,
-                           const unsigned char *sampled_piece,
+                           const struct sfdo_piece *pieces, size_t n,
                            const struct sfdo_tally *t, struct sfdo_profile *p)
 {
   struct sfdo_u64map lines = { 0 };
-  size_t n;
-  uint64_t *ran = sfdo_tally_addresses (t, &n);
-  size_t added = walk_sampled_pieces (st, dec, sampled_piece, ran, n, p,
+  size_t nran;
+  uint64_t *ran = sfdo_tally_addresses (t, &nran);
+  size_t added = walk_sampled_pieces (st, dec, pieces, n, ran, nran, p,
                                       NULL, &lines, 1);
   sfdo_u64map_release (&lines);
   free (ran);

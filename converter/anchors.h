@@ -18,6 +18,7 @@
 #define SFDO_CONVERTER_ANCHORS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../common/error.h"
 
@@ -26,26 +27,32 @@ struct sfdo_decoder;
 struct sfdo_profile;
 struct sfdo_tally;
 
-/* Which functions of ST's binary, by the index of sfdo_symtab_function,
-   are a piece of code of their own of a function P gives samples (total
-   above 0): sfdo_symtab_nfunctions (ST) flags, to free.  P must be
-   finalized: in a profile that holds a function twice, every lookup
-   rebuilds the index, and the two passes below add records.  */
-unsigned char *sfdo_sampled_pieces (struct sfdo_symtab *st,
-                                    struct sfdo_profile *p);
+/* A function of a binary that is a piece of code of its own: [lo, hi).  */
+struct sfdo_piece
+{
+  uint64_t lo, hi;
+};
 
-/* Add to P the call sites of every piece of code of a sampled function
-   (SAMPLED, of sfdo_sampled_pieces): each direct call (by the callee the
-   source names) and each outermost inlined call, once per position and
-   callee.  Returns how many functions got some.  P must be finalized
-   again afterwards.  */
+/* The functions of ST's binary that are a piece of code of their own of
+   a function P gives samples (total above 0), in ST's order; *NPIECES of
+   them; free with free.  P must be finalized: in a profile that holds a
+   function twice, every lookup rebuilds the index, and the two passes
+   below add records.  */
+struct sfdo_piece *sfdo_sampled_pieces (struct sfdo_symtab *st,
+                                        struct sfdo_profile *p,
+                                        size_t *npieces);
+
+/* Add to P the call sites of the N PIECES (of sfdo_sampled_pieces): each
+   direct call (by the callee the source names) and each outermost
+   inlined call, once per position and callee.  Returns how many
+   functions got some.  P must be finalized again afterwards.  */
 size_t sfdo_add_call_anchors (struct sfdo_symtab *st, struct sfdo_decoder *dec,
-                              const unsigned char *sampled,
+                              const struct sfdo_piece *pieces, size_t n,
                               struct sfdo_profile *p);
 
 /* Add to P, as lines of count 0, the lines of its own code (not code
-   inlined into it) of every piece of a sampled function (SAMPLED, of
-   sfdo_sampled_pieces) that T (the binary's samples) shows did not run:
+   inlined into it) of each of the N PIECES (of sfdo_sampled_pieces) that
+   T (the binary's samples) shows did not run:
    the out-of-line copy of a function whose hot part GCC split off
    (foo.part.0 ran, foo itself was only ever inlined as the header that
    calls it), a foo.cold, a clone.  The builders list the lines of the
@@ -57,7 +64,7 @@ size_t sfdo_add_call_anchors (struct sfdo_symtab *st, struct sfdo_decoder *dec,
    how many pieces gave lines.  P must be finalized again afterwards.  */
 size_t sfdo_add_unsampled_pieces (struct sfdo_symtab *st,
                                   struct sfdo_decoder *dec,
-                                  const unsigned char *sampled,
+                                  const struct sfdo_piece *pieces, size_t n,
                                   const struct sfdo_tally *t,
                                   struct sfdo_profile *p);
 

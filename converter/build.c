@@ -96,12 +96,14 @@ complete_functions (const struct sfdo_match *m,
         struct sfdo_decoder *dec;
         if (sfdo_decoder_new (sfdo_symtab_machine (st), &dec, NULL) == SFDO_OK)
           {
-            unsigned char *sampled = sfdo_sampled_pieces (st, p);
+            size_t n;
+            struct sfdo_piece *pieces = sfdo_sampled_pieces (st, p, &n);
             stats->anchored_functions
-              += sfdo_add_call_anchors (st, dec, sampled, p);
+              += sfdo_add_call_anchors (st, dec, pieces, n, p);
             stats->unsampled_pieces
-              += sfdo_add_unsampled_pieces (st, dec, sampled, &tallies[i], p);
-            free (sampled);
+              += sfdo_add_unsampled_pieces (st, dec, pieces, n, &tallies[i],
+                                            p);
+            free (pieces);
             sfdo_decoder_free (dec);
           }
       }

@@ -826,10 +826,10 @@ any_sampled_block (const struct sfdo_fn_counts *c)
    up, and the optimized dump of GCC's merge_block.c reports an "Invalid
    sum").  SAMPLED says whether a block caught a sample: such a body keeps
    its measurements.  A REVIVED body (hotcold.h) keeps only the blocks
-   run on half of the entries or more.  A function entered (ENTRIES, -1 if unknown) fewer
-   than MIN_ENTRIES (SFDO_SHAPE_MIN_ENTRIES) times keeps the flow's path: a few entries
-   took a few paths, and spread over
-   every arm GCC guesses even (and round a loop as often as GCC guesses)
+   run on half of the entries or more.  A function entered (ENTRIES, -1
+   if unknown) fewer than MIN_ENTRIES (SFDO_SHAPE_MIN_ENTRIES) times keeps
+   the flow's path: a few entries took a few paths, and spread over every
+   arm GCC guesses even (and round a loop as often as GCC guesses)
    they gave error paths counts, and the functions called there lost their
    never-run mark (SQLite's speedtest1 main, entered once: 16 functions
    PGO and sfdo had put in .text.unlikely); below GCC's tolerance of 100

@@ -343,9 +343,10 @@ sfdo_cool_revived_function (cgraph_node *node)
     return 0;
   rare = XCNEWVEC (bool, last_basic_block_for_fn (cfun));
   FOR_EACH_BB_FN (bb, cfun)
-    rare[bb->index] = bb->count.initialized_p ()
-		      && bb->count.to_sreal_scale (entry).to_double ()
-			 < SFDO_REVIVED_RARE;
+    rare[bb->index]
+      = bb->count.initialized_p ()
+	&& sfdo_statically_rare (bb->count.to_sreal_scale (entry).to_double (),
+				 true);
   FOR_ALL_BB_FN (bb, cfun)
     cut |= avoid_rare_successors (bb, rare);
   XDELETEVEC (rare);
