@@ -9,11 +9,21 @@
 # ways with the plugin dumping its final block counts: with the old
 # profile (aligned), with the old profile and -fplugin-arg-samplefdo-
 # no-realign (as it was before), and with a fresh profile of the edited
-# build.  The block overlap of each stale build with the fresh one
-# (scripts/count-overlap.py) must be at least MIN_OVERLAP where the edit
-# keeps the function's name, and never below the unaligned build's; where
-# many lines moved far (inside, leaf), the aligned build must gain at least
-# MIN_GAIN points; the
+# build.  The reference is the edited build's instrumented counts (its
+# -fprofile-use, dumped on the same CFG), not the fresh profile: that is a
+# sample too, and a line it under-counts (fold_odd's call, one in eight
+# iterations, a few samples) once made the unaligned build, which put no
+# count there, look closer than the aligned one.  The block overlap
+# (scripts/count-overlap.py) of each stale build with the reference must
+# be at least MIN_OVERLAP; within the edited function (what aligning
+# moves; the program-wide figure also weighs each function's total, which
+# is sampling noise of a point or two) the aligned build must not fall
+# more than MAX_LOSS points below the unaligned one where the edit keeps
+# the function's name, and where many lines moved far (inside, leaf) it
+# must gain at least MIN_GAIN points.  (MAX_LOSS: where one line moved,
+# the unaligned build, with no count at fold_odd's call, sometimes lands
+# nearer the truth than the old recording's count for it; over 40
+# recordings of the branch edit it did so by at most 0.36 points.)  The
 # hot and cold decisions (sections, .cold parts) of the aligned build
 # must be the fresh build's.  Edits:
 #   above    three lines above the hot function: nothing moves;
@@ -31,15 +41,15 @@
 #            aligned by its loop's line (a branch anchor).
 # Where lines moved, `sfdo-profile align OLD.prof NEW-BINARY` must give a
 # profile that the plugin finds fitting as it is and that overlaps the
-# fresh one as well as the plugin's own alignment (within a point); a
-# profile without call sites is refused.
+# instrumented counts as well as the plugin's own alignment (within a
+# point); a profile without call sites is refused.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/decide.sh"
 need_built sfdo-record sfdo-convert samplefdo.so
 tmpdir
 BASE=$SFDO_ROOT/tests/e2e/data/stale/base.c
-MIN_OVERLAP=95 MIN_GAIN=4 ARG=4000000
+MIN_OVERLAP=95 MIN_GAIN=4 MAX_LOSS=1 ARG=4000000
 read -r -a RECORD <<<"$(decide_recording)"
 PLUGIN=$SFDO_BUILD/samplefdo.so
 
@@ -64,10 +74,24 @@ build() {
         fail "$dir: the $name build failed: $(head -n 5 "$dir/$name.err")"
 }
 
-# overlap DIR NAME: block overlap (%) of DIR/NAME.dump with DIR/fresh.dump.
+# reference DIR: DIR/truth.dump, the instrumented counts of DIR/base.c run
+# as the recordings run it, on the CFG the plugin's builds dump.
+reference() {
+    (cd "$1" && gcc -std=gnu11 -O2 -g -fprofile-generate base.c -o inst 2> truth.err &&
+        ./inst "$ARG" > /dev/null &&
+        gcc -std=gnu11 -O2 -g -fprofile-use -fno-vpt -fplugin="$PLUGIN" \
+            -fplugin-arg-samplefdo-profile=fresh.prof -fplugin-arg-samplefdo-dump-only \
+            -fplugin-arg-samplefdo-dump=truth.dump base.c -o inst 2> truth.err) ||
+        fail "$1: the instrumented reference failed: $(head -n 5 "$1/truth.err")"
+}
+
+# overlap DIR NAME [FUNCTION]: block overlap (%) of DIR/NAME.dump with
+# DIR/truth.dump, over the program or within FUNCTION.
 overlap() {
-    python3 "$SFDO_ROOT/scripts/count-overlap.py" "$1/fresh.dump" "$1/$2.dump" |
-        sed -nE 's/^block overlap: ([0-9.]+)%.*/\1/p'
+    python3 "$SFDO_ROOT/scripts/count-overlap.py" "$1/truth.dump" "$1/$2.dump" \
+        --per-function |
+        awk -v f="${3-}" 'f == "" && /^block overlap: / { sub(/%.*/, "", $3); print $3 }
+                          f != "" && $2 == f { sub(/%/, "", $1); print $1 }'
 }
 
 # sections OBJ: the hot/cold decisions of an object: function, section
@@ -139,11 +163,14 @@ for e in above inside delete branch callee reorder rename resemble leaf; do
     build "$d" fresh fresh.prof
     build "$d" aligned "$OLD" -fplugin-arg-samplefdo-verbose
     build "$d" unaligned "$OLD" -fplugin-arg-samplefdo-no-realign
+    reference "$d"
+    edited=mix_all; [[ $e == leaf ]] && edited=spread
     a=$(overlap "$d" aligned) u=$(overlap "$d" unaligned)
+    fa=$(overlap "$d" aligned $edited) fu=$(overlap "$d" unaligned $edited)
     [[ -n $a && -n $u ]] || fail "$e: no overlap figure"
     moved=$(grep -c "stale profile: [0-9]* functions' lines moved" "$d/aligned.err" || true)
     note=; ((moved == 0)) || note=' (moved)'
-    table+=("$e: aligned $a% unaligned $u%$note")
+    table+=("$e: aligned $a% unaligned $u% ($edited: ${fa:-none}%, ${fu:-none}%)$note")
     if [[ $e == rename || $e == resemble ]]; then
         new=mix_many; [[ $e == resemble ]] && new=mix_all2
         grep -q "^function $new\$" "$d/aligned.dump" ||
@@ -154,12 +181,11 @@ for e in above inside delete branch callee reorder rename resemble leaf; do
             fail "$e: the plugin did not say it found mix_all's profile: $(grep samplefdo "$d/aligned.err" | head -n 3)"
     fi
     awk -v a="$a" -v m="$MIN_OVERLAP" 'BEGIN { exit !(a >= m) }' ||
-        fail "$e: the aligned profile overlaps the fresh one by $a% < $MIN_OVERLAP% (unaligned $u%): $(grep samplefdo "$d/aligned.err" | head -n 3)"
-    # (renamed: the unaligned build has no profile for mix_many, and its
-    # overlap covers the other functions only)
+        fail "$e: the aligned profile overlaps the instrumented counts by $a% < $MIN_OVERLAP% (unaligned $u%): $(grep samplefdo "$d/aligned.err" | head -n 3)"
+    # (renamed: the unaligned build has no profile for mix_many)
     [[ $e == rename || $e == resemble ]] ||
-        awk -v a="$a" -v u="$u" 'BEGIN { exit !(a >= u - 0.5) }' ||
-        fail "$e: aligning lost overlap: $a% against $u% unaligned"
+        awk -v a="$fa" -v u="$fu" -v l="$MAX_LOSS" 'BEGIN { exit !(a != "" && a >= u - l) }' ||
+        fail "$e: aligning lost overlap in $edited: $fa% against $fu% unaligned"
     case $e in
         above|reorder|callee)
             ((moved == 0)) || fail "$e: the plugin moved lines where nothing moved: $(grep 'stale' "$d/aligned.err")" ;;
@@ -172,8 +198,8 @@ for e in above inside delete branch callee reorder rename resemble leaf; do
                 fail "inside: no block's count was weak for the flow solver: $(grep 'stale profile' "$d/aligned.err" | tail -n 1)"
             # where many lines moved far, the unaligned profile is far off
             [[ $e != inside && $e != leaf ]] ||
-                awk -v a="$a" -v u="$u" -v g="$MIN_GAIN" 'BEGIN { exit !(a >= u + g) }' ||
-                fail "$e: aligning gained less than $MIN_GAIN points ($a% against $u%)" ;;
+                awk -v a="$fa" -v u="$fu" -v g="$MIN_GAIN" 'BEGIN { exit !(a >= u + g) }' ||
+                fail "$e: aligning gained less than $MIN_GAIN points in $edited ($fa% against $fu%)" ;;
     esac
     if ((moved)); then
         "$SFDO_BUILD/sfdo-profile" align "$OLD" "$d/prog" -o "$d/offline.prof" \
@@ -188,7 +214,7 @@ for e in above inside delete branch callee reorder rename resemble leaf; do
             fail "$e: the plugin found the offline-aligned profile stale"
         o=$(overlap "$d" offline)
         awk -v o="$o" -v a="$a" 'BEGIN { exit !(o >= a - 1) }' ||
-            fail "$e: the offline-aligned profile overlaps the fresh one by $o%, the plugin's alignment by $a%"
+            fail "$e: the offline-aligned profile overlaps the instrumented counts by $o%, the plugin's alignment by $a%"
         table[${#table[@]}-1]+=", offline $o%"
     fi
     [[ "$(sections "$d/aligned.o")" == "$(sections "$d/fresh.o")" ]] ||
