@@ -825,10 +825,10 @@ any_sampled_block (const struct sfdo_fn_counts *c)
    iteration: once the unroller folds that exit, the counts no longer add
    up, and the optimized dump of GCC's merge_block.c reports an "Invalid
    sum").  SAMPLED says whether a block caught a sample: such a body keeps
-   its measurements.  A REVIVED body (hotcold.h) keeps only the blocks
-   run on half of the entries or more.  A function entered (ENTRIES, -1
-   if unknown) fewer than MIN_ENTRIES (SFDO_SHAPE_MIN_ENTRIES) times keeps
-   the flow's path: a few entries took a few paths, and spread over every
+   its measurements.  A body C says was revived (hotcold.h) is shaped
+   however few its entries, and keeps only the blocks run on half of them
+   or more.  Any other function entered (ENTRIES, -1 if unknown) fewer
+   than SFDO_SHAPE_MIN_ENTRIES times keeps the flow's path: a few entries took a few paths, and spread over every
    arm GCC guesses even (and round a loop as often as GCC guesses)
    they gave error paths counts, and the functions called there lost their
    never-run mark (SQLite's speedtest1 main, entered once: 16 functions
@@ -842,19 +842,19 @@ any_sampled_block (const struct sfdo_fn_counts *c)
 static int64_t *
 unsampled_shape (const struct sfdo_fn_counts *c,
 		 const struct sfdo_static_estimate *estimate,
-		 int64_t entries, int64_t min_entries, bool sampled,
-		 bool revived)
+		 int64_t entries, bool sampled)
 {
   basic_block bb;
   int64_t *shape;
 
-  if (!estimate || sampled || entries < min_entries)
+  if (!estimate || sampled
+      || entries < (c->revived ? 1 : SFDO_SHAPE_MIN_ENTRIES))
     return NULL;
   shape = XDUPVEC (int64_t, c->raw, c->nblocks);
   FOR_EACH_BB_FN (bb, cfun)
     {
       double rate = sfdo_static_rate (estimate, bb);
-      shape[bb->index] = sfdo_statically_rare (rate, revived)
+      shape[bb->index] = sfdo_statically_rare (rate, c->revived)
 			 ? 0 : (int64_t) MIN ((double) entries * rate, 1e18);
     }
   return shape;
@@ -919,8 +919,7 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
   auto_sbitmap over (c->nblocks);
   bitmap_clear (over);
   sampled = any_sampled_block (c);
-  shape = unsampled_shape (c, estimate, c->raw[ENTRY_BLOCK],
-			   revived ? 1 : SFDO_SHAPE_MIN_ENTRIES, sampled, revived);
+  shape = unsampled_shape (c, estimate, c->raw[ENTRY_BLOCK], sampled);
   /* A body with samples is judged on its measurements; flow_measurements
      gives some zeros the count of a block that runs as often, which
      are not measurements of their own.  One without, on its shape.  */

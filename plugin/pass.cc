@@ -744,6 +744,15 @@ likeliest_caller (vec<cgraph_node *> *found, gcov_type *entries)
   return best;
 }
 
+/* A function whose entries only never-run callers can explain, and
+   those callers (entries_unexplained).  */
+struct revival_candidate
+{
+  cgraph_node *callee;
+  gcov_type entries;
+  vec<cgraph_node *> callers;
+};
+
 /* Into WANT, for the functions of ENTERED whose entries only callers in
    DEAD can explain, the caller that ran and the entries it takes; into
    LATER, those left for the next round.  Where a function has one such
@@ -762,28 +771,34 @@ choose_revived_callers (hash_map<cgraph_node *, gcov_type> *entered,
 			hash_map<cgraph_node *, gcov_type> *want,
 			hash_map<cgraph_node *, gcov_type> *later)
 {
+  auto_vec<revival_candidate> candidates;
   bool some_sure = false;
 
-  for (int round = 0; round < 2; round++)
-    for (auto it = entered->begin (); it != entered->end (); ++it)
-      {
-	hash_set<cgraph_node *> visited;
-	auto_vec<cgraph_node *> found;
-	gcov_type entries = (*it).second;
-	visited.add ((*it).first);
-	if (!entries_unexplained ((*it).first, dead, &visited, &found)
-	    || found.is_empty ())
-	  continue;
-	if (round == 0)
-	  some_sure |= found.length () == 1;
-	else if (some_sure && found.length () > 1)
-	  later->put ((*it).first, entries);
-	else
-	  {
-	    cgraph_node *caller = likeliest_caller (&found, &entries);
-	    want->get_or_insert (caller) += entries;
-	  }
-      }
+  for (auto it = entered->begin (); it != entered->end (); ++it)
+    {
+      hash_set<cgraph_node *> visited;
+      revival_candidate cand = { (*it).first, (*it).second, vNULL };
+      visited.add (cand.callee);
+      if (entries_unexplained (cand.callee, dead, &visited, &cand.callers)
+	  && !cand.callers.is_empty ())
+	{
+	  some_sure |= cand.callers.length () == 1;
+	  candidates.safe_push (cand);
+	}
+      else
+	cand.callers.release ();
+    }
+  for (revival_candidate &cand : candidates)
+    {
+      if (some_sure && cand.callers.length () > 1)
+	later->put (cand.callee, cand.entries);
+      else
+	{
+	  cgraph_node *caller = likeliest_caller (&cand.callers, &cand.entries);
+	  want->get_or_insert (caller) += cand.entries;
+	}
+      cand.callers.release ();
+    }
 }
 
 /* Stage 3c: callers that ran because their callee did.  A short wrapper

@@ -189,23 +189,29 @@ decide_expect() {
     "$@" || fail "$what"
 }
 
+# decide_invalid_sums DUMP [EXCEPT]: how many "Invalid sum" reports DUMP
+# has (0 when it is missing), leaving out those that contain EXCEPT.
+decide_invalid_sums() {
+    local lines
+    lines=$(grep 'Invalid sum' "$1" 2>/dev/null) || true
+    [[ -z ${2:-} ]] || lines=$(grep -vF -- "$2" <<<"$lines") || true
+    grep -c . <<<"$lines" || true
+}
+
 # decide_sfdo_only_invalid_sums SRC [EXCEPT]: the dumps of SRC's sfdo
 # build, as " PASS: N;" each, that report an "Invalid sum" where neither
 # the -O2 nor the PGO build's dump of that pass does; empty when there is
-# none.  Reports that contain the text EXCEPT are not counted.
+# none.  Reports that contain the text EXCEPT are not counted, in any of
+# the three builds.
 decide_sfdo_only_invalid_sums() {
     local f pass n o p out= except=${2:-}
     for f in "$DECIDE_DIR"/sfdo/"$1".[0-9][0-9][0-9][it].*; do
         [[ -e $f ]] || continue
         pass=${f##*/}
-        if [[ -n $except ]]; then
-            n=$(grep 'Invalid sum' "$f" | grep -cvF -- "$except" || true)
-        else
-            n=$(grep -c 'Invalid sum' "$f" || true)
-        fi
+        n=$(decide_invalid_sums "$f" "$except")
         (( n > 0 )) || continue
-        o=$(grep -c 'Invalid sum' "$DECIDE_DIR/o2/$pass" 2>/dev/null || true)
-        p=$(grep -c 'Invalid sum' "$DECIDE_DIR/pgo/$pass" 2>/dev/null || true)
+        o=$(decide_invalid_sums "$DECIDE_DIR/o2/$pass" "$except")
+        p=$(decide_invalid_sums "$DECIDE_DIR/pgo/$pass" "$except")
         (( ${o:-0} > 0 || ${p:-0} > 0 )) || out+=" $pass: $n;"
     done
     printf '%s' "$out"
