@@ -222,6 +222,8 @@ build_variant() {
     printf '%s\tcompile_cpu_%s\t%s\n' "$p" "$v" "$cpu" > "$d/cost"
     [[ -x $d/$(prog_binary "$p") ]] || die "$p variant $v: no binary $d/$(prog_binary "$p")"
     say "  built $p $v ($cpu s CPU, $(elapsed))"
+    # units the compiler wrapper had to build again (bench/real/cc-wrap.sh)
+    grep -h '^cc-wrap: note: ' "$d/build.log" | sed "s|^cc-wrap: note: |  note: $p $v: |" || true
 }
 
 # build_many "PROG VARIANT"...: build each, JOBS builds at a time.
