@@ -2,18 +2,24 @@
 #
 #   make            build every tool and the plugin into build/
 #   make check      install missing Debian packages, build, run every test
+#                   (the plugin's with GCC 12 here and GCC 16 in a chroot)
+#   make check-all-gcc   the same with GCC 13, 14, 15 and 16 in the chroot
 #   make demo       install, build, run the pipeline on examples/demo.c
 #   make bench      the benchmarks in bench/ (long; writes bench/RESULTS.md)
-#   make install    PREFIX=/usr/local DESTDIR= ; the plugin goes to GCC's
-#                   plugin directory (gcc -print-file-name=plugin)
+#   make plugin GCC=gcc-16   the plugin for another installed GCC (12 to 16)
+#   make install    PREFIX=/usr/local DESTDIR= : tools, the plugin (for every
+#                   GCC built), sfdo.specs under PREFIX; no root needed
+#   make install-gcc-plugin GCC=gcc-16   also into that GCC's own plugin
+#                   directory, for -fplugin=samplefdo by name
 
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 BINDIR   ?= $(PREFIX)/bin
 SPECDIR  ?= $(PREFIX)/lib/sfdo
 CC       ?= gcc
-CXX      ?= g++
-HOST_GCC ?= gcc
+# The GCC the plugin is built for, and its C++ driver (g++-16 for gcc-16).
+GCC      ?= gcc
+GXX      ?= $(subst gcc,g++,$(GCC))
 FUZZ_CC  ?= clang
 FUZZ_SECONDS ?= 30
 VERSION  := 0.1.0
@@ -25,7 +31,8 @@ CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) -DSFDO_VERSION='"$(VERSION)"'
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
             -fno-omit-frame-pointer -O1 -g
 
-PLUGIN_DIR := $(shell $(HOST_GCC) -print-file-name=plugin)
+PLUGIN_DIR := $(shell $(GCC) -print-file-name=plugin)
+GCC_MAJOR  := $(shell $(GCC) -dumpversion 2>/dev/null | cut -d. -f1)
 
 COMMON_SRC  := common/error.c common/xalloc.c common/u64map.c common/outfile.c \
                common/path.c
@@ -48,7 +55,12 @@ LIB_HDR     := $(wildcard common/*.h profiles/*.h perfdata/*.h converter/*.h \
 LDLIBS      := -ldw -lelf -lcapstone -lzstd -lpfm
 
 TOOLS   := $(B)/sfdo-profile $(B)/sfdo-convert $(B)/sfdo-record $(B)/sfdo-link
-PLUGIN  := $(B)/samplefdo.so
+# The plugin GCC loads (-fplugin=.../samplefdo.so) is a loader that picks
+# the build for the running GCC, samplefdo-gccN.so beside it
+# (plugin/loader.c says why).
+PLUGIN_LOADER := $(B)/samplefdo.so
+PLUGIN_IMPL   := $(B)/samplefdo-gcc$(GCC_MAJOR).so
+PLUGIN        := $(PLUGIN_LOADER) $(PLUGIN_IMPL)
 
 UNIT_SRC  := $(wildcard tests/unit/*/test_*.c)
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
@@ -56,7 +68,8 @@ UNIT_ASAN := $(patsubst tests/unit/%.c,$(B)/asan/%,$(UNIT_SRC))
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: all deps check demo bench install uninstall clean unit fuzz-build
+.PHONY: all deps check check-all-gcc demo bench install uninstall install-gcc-plugin \
+        uninstall-gcc-plugin clean unit fuzz-build
 
 all: $(TOOLS) $(PLUGIN)
 
@@ -94,13 +107,27 @@ $(B)/sfdo-link: lipo/sfdo_link_main.c $(B)/libsfdo.a
 	$(CC) $(CFLAGS) $< $(B)/libsfdo.a $(LDLIBS) -o $@
 
 # --- the GCC plugin (C++, GCC's own style) ---------------------------------
+.PHONY: plugin plugin-headers
+plugin: $(PLUGIN)
+
 PLUGIN_CXXFLAGS := -std=gnu++17 -O2 -g -fPIC -fno-rtti $(WARN) -DSFDO_VERSION='"$(VERSION)"' \
                    -Wno-unused-parameter -I$(PLUGIN_DIR)/include
-$(PLUGIN): $(wildcard plugin/*.cc plugin/*.h) $(B)/libsfdo.a
+$(PLUGIN_IMPL): $(wildcard plugin/*.cc plugin/*.h smooth/*.h) $(B)/libsfdo.a | plugin-headers
 	@mkdir -p $(@D)
-	$(CXX) $(PLUGIN_CXXFLAGS) -shared $(filter %.cc,$^) $(B)/libsfdo.a -o $@
+	$(GXX) $(PLUGIN_CXXFLAGS) -shared $(filter %.cc,$^) $(B)/libsfdo.a -o $@
 
-$(PLUGIN): $(wildcard smooth/*.h)
+$(PLUGIN_LOADER): plugin/loader.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared $< -ldl -o $@
+
+# A missing header package is named before the compiler fails on it.
+plugin-headers:
+	@if [ -z "$(GCC_MAJOR)" ]; then \
+	  echo "error: GCC=$(GCC): no such compiler (make plugin GCC=gcc-16 names one)" >&2; \
+	  exit 1; fi
+	@if [ ! -f "$(PLUGIN_DIR)/include/gcc-plugin.h" ]; then \
+	  echo "error: $(GCC) $(GCC_MAJOR) has no plugin headers in $(PLUGIN_DIR)/include;" \
+	       "install gcc-$(GCC_MAJOR)-plugin-dev" >&2; exit 1; fi
 
 # --- the emulated PMU: a Valgrind tool (emulator/README.md) ------------------
 # Built against the installed Valgrind's tool headers and static core
@@ -161,9 +188,16 @@ $(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(LIB_HDR) $(wildcard tests/fuzz/*.h)
 unit: $(UNIT_BIN) $(UNIT_ASAN)
 fuzz-build: $(FUZZ_BIN)
 
+# make check also runs the plugin's tests with GCC 16, and check-all-gcc
+# with GCC 13 to 16, in a Debian sid chroot (scripts/gcc-chroot.sh; made
+# once, cached; a visible skip where it cannot be made).
+CHECK_GCC ?= 16
 check: deps
 	@$(MAKE) --no-print-directory all unit fuzz-build
-	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run.sh
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) SFDO_CHECK_GCC="$(CHECK_GCC)" tests/run.sh
+
+check-all-gcc:
+	@$(MAKE) --no-print-directory check CHECK_GCC="13 14 15 16"
 
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -173,19 +207,35 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@bench/run.sh
 
+# Everything goes under PREFIX: the tools, the plugin's loader and every
+# build of it made here (one per GCC), and sfdo.specs naming the loader by
+# its installed path (cc1 resolves a plugin by name only when the driver
+# passed -iplugindir, which a spec cannot make it do).
 install: all
 	@scripts/install-deps.sh libpfm4   # sfdo-record's runtime library
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(SPECDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SPECDIR)
 	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
-	install -m 755 $(PLUGIN) $(DESTDIR)$(PLUGIN_DIR)/samplefdo.so
-	install -m 644 plugin/sfdo.specs $(DESTDIR)$(SPECDIR)/sfdo.specs
+	install -m 755 $(PLUGIN_LOADER) $(DESTDIR)$(SPECDIR)/samplefdo.so
+	install -m 755 $(B)/samplefdo-gcc*.so $(DESTDIR)$(SPECDIR)/
+	sed 's|@PLUGIN@|$(SPECDIR)/samplefdo.so|' plugin/sfdo.specs.in \
+	  > $(DESTDIR)$(SPECDIR)/sfdo.specs
 	if [ -f $(EMU_TOOL) ]; then \
 	  install -m 755 $(EMU_TOOL) $(DESTDIR)$(SPECDIR)/sfdoemu-amd64-linux; fi
 
+# Into GCC's own plugin directory (root, usually), so that
+# -fplugin=samplefdo finds it by name.
+install-gcc-plugin: $(PLUGIN)
+	install -d $(DESTDIR)$(PLUGIN_DIR)
+	install -m 755 $(PLUGIN_LOADER) $(DESTDIR)$(PLUGIN_DIR)/samplefdo.so
+	install -m 755 $(PLUGIN_IMPL) $(DESTDIR)$(PLUGIN_DIR)/
+
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS)))
-	rm -f $(DESTDIR)$(PLUGIN_DIR)/samplefdo.so $(DESTDIR)$(SPECDIR)/sfdo.specs
-	rm -f $(DESTDIR)$(SPECDIR)/sfdoemu-amd64-linux
+	rm -f $(DESTDIR)$(SPECDIR)/samplefdo.so $(DESTDIR)$(SPECDIR)/samplefdo-gcc*.so
+	rm -f $(DESTDIR)$(SPECDIR)/sfdo.specs $(DESTDIR)$(SPECDIR)/sfdoemu-amd64-linux
+
+uninstall-gcc-plugin:
+	rm -f $(DESTDIR)$(PLUGIN_DIR)/samplefdo.so $(DESTDIR)$(PLUGIN_DIR)/$(notdir $(PLUGIN_IMPL))
 
 clean:
 	rm -rf $(B)

@@ -37,6 +37,7 @@
 #include "tree-ssa-loop-niter.h"
 #include "tree-scalar-evolution.h"
 
+#include "gcc-compat.h"
 #include "../profiles/profile.h"
 #include "../smooth/mcf.h"
 #include "samplefdo.h"
@@ -103,7 +104,9 @@ never_run_callee_samples (const struct sfdo_prof_func *f, basic_block bb)
       uint64_t entries;
       double s = callee ? sfdo_never_ran_samples (callee) : 0;
       if (s > most
-	  && !inlinee_entries (f, gsi_stmt (gsi), bb->discriminator, &entries))
+	  && !inlinee_entries (f, gsi_stmt (gsi),
+				  sfdo_stmt_discriminator (gsi_stmt (gsi)),
+				  &entries))
 	most = s;
     }
   return most;
@@ -132,12 +135,13 @@ block_count (const struct sfdo_prof_func *f, basic_block bb, bool *from_inlinee)
     {
       gimple *stmt = gsi_stmt (gsi);
       bool exact;
-      bool known = sfdo_stmt_count (f, stmt, bb->discriminator, &c, &exact);
+      unsigned disc = sfdo_stmt_discriminator (stmt);
+      bool known = sfdo_stmt_count (f, stmt, disc, &c, &exact);
       uint64_t entries;
       /* A position the profile does not know is not exact either: the
 	 instance's entries stand alone there.  */
       if (is_gimple_call (stmt)
-	  && inlinee_entries (f, stmt, bb->discriminator, &entries)
+	  && inlinee_entries (f, stmt, disc, &entries)
 	  && (!exact || entries > c))
 	{
 	  c = entries;
@@ -1002,6 +1006,6 @@ sfdo_dump_blocks (FILE *dump, cgraph_node *node,
 	       " final %" PRId64 " discriminator %d\n", bb->index,
 	       block_lines (bb, lines, sizeof lines), raw, solved,
 	       bb->count.initialized_p () ? bb->count.to_gcov_type () : -1,
-	       bb->discriminator);
+	       sfdo_block_discriminator (bb));
     }
 }

@@ -41,6 +41,7 @@
 #include "profile.h"
 #include "coverage.h"
 
+#include "gcc-compat.h"
 #include "../profiles/profile.h"
 #include "samplefdo.h"
 #include "position.h"
@@ -245,13 +246,14 @@ sfdo_attach_icall_histograms (const struct sfdo_prof_func *f)
 
 	if (!call || gimple_call_fndecl (call) || gimple_call_internal_p (call))
 	  continue;
-	h = sfdo_histogram_at (f, call, bb->discriminator, SFDO_VALUE_ICALL);
-	if (h && !targets_supported (f, call, bb->discriminator))
+	unsigned disc = sfdo_stmt_discriminator (call);
+	h = sfdo_histogram_at (f, call, disc, SFDO_VALUE_ICALL);
+	if (h && !targets_supported (f, call, disc))
 	  continue;
 	if (h)
 	  attached += attach_targets (call, h);
 	else
-	  attached += attach_instance_targets (f, call, bb->discriminator);
+	  attached += attach_instance_targets (f, call, disc);
       }
   return attached;
 }

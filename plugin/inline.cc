@@ -43,6 +43,7 @@
 #include "alloc-pool.h"
 #include "symbol-summary.h"
 #include "tree-vrp.h"
+#include "gcc-compat.h"
 #include "ipa-prop.h"
 #include "ipa-fnsummary.h"
 #include "ipa-inline.h"
@@ -151,7 +152,7 @@ replay_round (cgraph_node *node, const struct sfdo_prof_func *f)
       if (!e->call_stmt || !e->inline_failed)
 	continue;
       inst = sfdo_inlined_callee_profile
-	       (f, e->call_stmt, gimple_bb (e->call_stmt)->discriminator,
+	       (f, e->call_stmt, sfdo_stmt_discriminator (e->call_stmt),
 		e->callee->ultimate_alias_target ()->decl);
       if (!inst || (gcov_type) instance_weight (inst) < MAX (hot, 2)
 	  || split_head_p (inst) || !replay_allowed_p (e))
@@ -206,7 +207,8 @@ sfdo_move_uninlined_instances (const struct sfdo_prof_func *f,
 
 	if (!cn || !cn->has_gimple_body_p () || cn->decl == cfun->decl)
 	  continue;
-	inst = sfdo_inlined_callee_profile (f, call, bb->discriminator,
+	inst = sfdo_inlined_callee_profile (f, call,
+					    sfdo_stmt_discriminator (call),
 					    callee);
 	if (!inst || used->add (inst))
 	  continue;

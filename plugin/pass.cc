@@ -57,6 +57,7 @@
 #include "alloc-pool.h"
 #include "symbol-summary.h"
 #include "tree-vrp.h"
+#include "gcc-compat.h"
 #include "ipa-prop.h"
 #include "ipa-fnsummary.h"
 

@@ -1,13 +1,12 @@
 /* plugin/position.cc - where a GIMPLE statement sits in an sfdo profile
    (position.h).
 
-   GCC 12 keeps discriminators per basic block (bb->discriminator): that
-   is what it emitted in the profiled binary's line table for the block's
-   instructions, so a statement's own line is looked up as (offset, the
-   block's discriminator).  GCC 12 writes no discriminator for inlined
-   call sites (DW_TAG_inlined_subroutine has none), so the converter
-   records them with discriminator 0 unless the compiler gave one; a call
-   site is looked up by its own discriminator first, then by 0.  */
+   A statement's own line is looked up as (offset, the discriminator this
+   GCC gives it: its block's on GCC 12, its own from GCC 13 on;
+   gcc-compat.h).  GCC 12 writes no discriminator for inlined call sites
+   (DW_TAG_inlined_subroutine has none), so the converter records them
+   with discriminator 0; GCC 13 and newer write the call's.  A call site
+   is looked up by its own discriminator first, then by 0, then any.  */
 
 #include "gcc-plugin.h"
 #include "config.h"
@@ -20,6 +19,7 @@
 #include "langhooks.h"
 #include "cgraph.h"
 
+#include "gcc-compat.h"
 #include "../profiles/profile.h"
 #include "samplefdo.h"
 #include "position.h"
@@ -192,7 +192,9 @@ sfdo_innermost_profile (const struct sfdo_prof_func *f, gimple *stmt,
       off = sfdo_line_offset (stack[i].decl, stack[i].locus);
       if (off < 0)
 	return NULL;
-      f = callee_profile (f, (uint32_t) off, 0, stack[i - 1].decl);
+      f = callee_profile (f, (uint32_t) off,
+			  sfdo_loc_discriminator (stack[i].locus),
+			  stack[i - 1].decl);
     }
   off = sfdo_line_offset (stack[0].decl, stack[0].locus);
   if (off < 0)

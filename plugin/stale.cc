@@ -25,6 +25,7 @@
 #include "hash-map.h"
 #include "cgraph.h"
 
+#include "gcc-compat.h"
 #include "../common/path.h"
 #include "../profiles/profile.h"
 #include "../profiles/align.h"
@@ -58,7 +59,7 @@ body_anchors (vec<sfdo_anchor> *out, hash_set<int_hash<int, -1, -2> > *lines)
 	if (callee)
 	  out->safe_push ({ (uint32_t) offset, IDENTIFIER_POINTER
 						(DECL_ASSEMBLER_NAME (callee)) });
-	if (!inlined && bb->discriminator)
+	if (!inlined && sfdo_stmt_discriminator (stmt))
 	  out->safe_push ({ (uint32_t) offset, sfdo_branch_anchor });
       }
   out->truncate (sfdo_anchors_sort (out->address (), out->length ()));

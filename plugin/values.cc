@@ -38,6 +38,7 @@
 #include "tree-pass.h"
 #include "tree-into-ssa.h"
 
+#include "gcc-compat.h"
 #include "../profiles/profile.h"
 #include "samplefdo.h"
 #include "counts.h"
@@ -312,30 +313,30 @@ sfdo_attach_value_histograms (const struct sfdo_prof_func *f)
 	gimple *stmt = gsi_stmt (gsi);
 	const struct sfdo_prof_values *h;
 	tree operand;
+	unsigned disc = sfdo_stmt_discriminator (stmt);
 
 	if (division (stmt, &operand)
-	    && (h = sfdo_histogram_at (f, stmt, bb->discriminator,
-				       SFDO_VALUE_DIVMOD)))
+	    && (h = sfdo_histogram_at (f, stmt, disc, SFDO_VALUE_DIVMOD)))
 	  {
 	    attached += attach_likely_topn (stmt, operand, h);
 	    if (gimple_assign_rhs_code (stmt) == TRUNC_MOD_EXPR
 		&& TYPE_UNSIGNED (TREE_TYPE (operand)))
 	      {
 		attached += attach_pow2 (stmt, operand, h);
-		if ((h = sfdo_histogram_at (f, stmt, bb->discriminator,
+		if ((h = sfdo_histogram_at (f, stmt, disc,
 					    SFDO_VALUE_QUOTIENT)))
 		  attached += attach_quotients (stmt, h);
 	      }
 	  }
 	else if (string_operation (stmt, &operand)
-		 && (h = sfdo_histogram_at (f, stmt, bb->discriminator,
+		 && (h = sfdo_histogram_at (f, stmt, disc,
 					    SFDO_VALUE_MEMSIZE)))
 	  {
 	    attached += attach_likely_topn (stmt, operand, h);
 	    if (!supported (h))
 	      continue;
 	    attached += attach_average (stmt, operand, h);
-	    if ((h = supported (sfdo_histogram_at (f, stmt, bb->discriminator,
+	    if ((h = supported (sfdo_histogram_at (f, stmt, disc,
 						   SFDO_VALUE_ALIGN))))
 	      attached += attach_alignment (stmt, h);
 	  }

@@ -15,7 +15,8 @@ set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-need_built sfdo-convert sfdo-profile samplefdo.so
+need_built sfdo-convert sfdo-profile
+need_plugin
 need_perf
 tmpdir
 T=$TEST_TMP

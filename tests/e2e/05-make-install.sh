@@ -3,7 +3,8 @@
 # directory, and -fplugin=samplefdo then loads it by name.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-need_built sfdo-profile samplefdo.so
+need_built sfdo-profile
+need_plugin
 tmpdir
 dest=$TEST_TMP/root
 make -s -C "$SFDO_ROOT" install DESTDIR="$dest" PREFIX=/opt/sfdo >"$TEST_TMP/install.log" 2>&1 ||

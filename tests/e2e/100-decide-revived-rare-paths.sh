@@ -10,7 +10,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/decide.sh"
-need_built sfdo-convert samplefdo.so
+need_built sfdo-convert
+need_plugin
 SRC=$SFDO_ROOT/tests/e2e/data/decide/revived_rare.c
 
 has_cold_part() {   # VARIANT: whether open_table has a .cold part
@@ -69,7 +70,7 @@ echo "no Invalid sum in sfdo's dumps that -O2 and PGO do not have"
 
 # With the hot/cold family off the plugin neither marks open_table never
 # run nor splits it.
-gcc -std=gnu11 -O2 -g -S -o "$TEST_TMP/off.s" "$SRC" \
+"$SFDO_GCC" -std=gnu11 -O2 -g -S -o "$TEST_TMP/off.s" "$SRC" \
   -fplugin="$SFDO_BUILD/samplefdo.so" -fplugin-arg-samplefdo-profile="$P" \
   -fplugin-arg-samplefdo-no-hotcold 2> "$TEST_TMP/off.err" ||
   fail "the no-hotcold build failed: $(head -3 "$TEST_TMP/off.err")"

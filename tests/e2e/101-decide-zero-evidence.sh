@@ -16,7 +16,7 @@ set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-need_built samplefdo.so
+need_plugin
 tmpdir
 cd "$TEST_TMP"
 
@@ -74,7 +74,7 @@ count_neg:8000:1000
  7: 0
  10: 1000
 EOP
-gcc -O2 -g -c t.c -o t.o -fplugin="$SFDO_BUILD/samplefdo.so" \
+"$SFDO_GCC" -O2 -g -c t.c -o t.o -fplugin="$SFDO_BUILD/samplefdo.so" \
   -fplugin-arg-samplefdo-profile=t.prof -fplugin-arg-samplefdo-dump=t.dump \
   2> t.err || fail "the build failed: $(cat t.err)"
 # The arms' blocks (lines 10-12 and 24-26) measured 0 and got no flow, or

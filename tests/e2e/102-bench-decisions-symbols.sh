@@ -26,7 +26,7 @@ checked (int x)
   return busy_hidden (x) + 2;
 }
 C
-gcc -O2 -c t.c -o t.o || fail "compiling t.c failed"
+"$SFDO_GCC" -O2 -c t.c -o t.o || fail "compiling t.c failed"
 objdump -t t.o | grep -q '\.internal rare_internal$' ||
   fail "objdump shows no internal visibility for rare_internal: $(objdump -t t.o)"
 got=$(python3 -c '

@@ -28,7 +28,7 @@ compile "$T/pieces" "$SRC" -O2 -g
 syms=$(objdump -t "$T/pieces")
 for piece in scale.cold lookup.part.0 lookup; do
     grep -Eq " $piece\$" <<<"$syms" ||
-        skip "${CC:-gcc} -O2 made no $piece of pieces.c: the test shows nothing"
+        skip "$SFDO_GCC -O2 made no $piece of pieces.c: the test shows nothing"
 done
 perf_record "$T/p.data" -- "$T/pieces" 3000000
 "$SFDO_BUILD/sfdo-convert" --stats -o "$T/p.prof" "$T/p.data" "$T/pieces" \

@@ -15,7 +15,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/decide.sh"
-need_built sfdo-convert samplefdo.so
+need_built sfdo-convert
+need_plugin
 SRC=$SFDO_ROOT/tests/e2e/data/decide/revived_callers.c
 
 # A fixed profile, as sfdo-convert wrote it from an emulated recording

@@ -7,9 +7,10 @@
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
-need_built samplefdo.so libsfdo.a
-CC=${CC:-gcc}
-CXX=${CXX:-g++}
+need_built libsfdo.a
+need_plugin
+CC=$SFDO_GCC
+CXX=$SFDO_GXX
 command -v "$CXX" >/dev/null || skip "no C++ compiler $CXX"
 PLUGIN=$SFDO_BUILD/samplefdo.so
 LIB=$SFDO_BUILD/libsfdo.a

@@ -30,7 +30,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/decide.sh"
-need_built sfdo-record sfdo-convert samplefdo.so
+need_built sfdo-record sfdo-convert
+need_plugin
 need_perf >/dev/null
 DATA=$SFDO_ROOT/tests/e2e/data
 

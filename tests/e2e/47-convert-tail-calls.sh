@@ -15,7 +15,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/decide.sh"
-need_built sfdo-record sfdo-convert samplefdo.so
+need_built sfdo-record sfdo-convert
+need_plugin
 decide_need_emulator
 SRC=$SFDO_ROOT/tests/e2e/data/calls/tail_icall.c
 

@@ -10,7 +10,8 @@
 # extreme, makes GCC crash.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-need_built sfdo-convert samplefdo.so
+need_built sfdo-convert
+need_plugin
 need_perf
 cd "$TEST_TMP"
 SRC=$SFDO_ROOT/examples/demo.c
@@ -22,7 +23,7 @@ perf_record perf.data -- ./demo 50
 "$SFDO_BUILD/sfdo-convert" -q perf.data demo -o demo.prof
 
 # Annotated build: same output, -fchecking quiet, counts reach the inliner.
-gcc -std=c11 -O2 -g -fchecking=2 "${PLUGIN[@]}" \
+"$SFDO_GCC" -std=c11 -O2 -g -fchecking=2 "${PLUGIN[@]}" \
   -fplugin-arg-samplefdo-profile=demo.prof -fplugin-arg-samplefdo-dump=fdo.dump \
   -fdump-ipa-inline "$SRC" -o fdo 2> fdo.err || fail "build with the plugin failed: $(head -5 fdo.err)"
 [[ ! -s fdo.err ]] || fail "the annotated build printed: $(head -5 fdo.err)"
@@ -36,19 +37,19 @@ awk '/^function crc32_update$/ {f=1; next} /^function/ {f=0}
   fail "crc32_update has fewer than 3 blocks with a count"
 
 # With -flto the counts reach the link-time (WPA) inliner.
-gcc -std=c11 -O2 -g -flto "${PLUGIN[@]}" -fplugin-arg-samplefdo-profile=demo.prof \
+"$SFDO_GCC" -std=c11 -O2 -g -flto "${PLUGIN[@]}" -fplugin-arg-samplefdo-profile=demo.prof \
   -c "$SRC" -o lto.o || fail "-flto compile with the plugin failed"
-gcc -O2 -flto -fdump-ipa-inline lto.o -o lto || fail "-flto link failed"
+"$SFDO_GCC" -O2 -flto -fdump-ipa-inline lto.o -o lto || fail "-flto link failed"
 grep -Eq 'count:[0-9]* \((auto FDO|adjusted|precise)\)' lto.wpa.*inline* || fail "no profile counts at link time"
 ./lto 50 > lto.out
 cmp -s plain.out lto.out || fail "the -flto program prints something else"
 
 # Closer to the instrumented truth than GCC's static guess, on the same CFG.
-gcc -std=c11 -O2 -g -fprofile-generate "$SRC" -o inst
+"$SFDO_GCC" -std=c11 -O2 -g -fprofile-generate "$SRC" -o inst
 ./inst 50 > /dev/null
-gcc -std=c11 -O2 -g -fprofile-use -fno-vpt "${PLUGIN[@]}" -fplugin-arg-samplefdo-profile=demo.prof \
+"$SFDO_GCC" -std=c11 -O2 -g -fprofile-use -fno-vpt "${PLUGIN[@]}" -fplugin-arg-samplefdo-profile=demo.prof \
   -fplugin-arg-samplefdo-dump-only -fplugin-arg-samplefdo-dump=ref.dump "$SRC" -o inst 2>/dev/null
-gcc -std=c11 -O2 -g "${PLUGIN[@]}" -fplugin-arg-samplefdo-profile=demo.prof \
+"$SFDO_GCC" -std=c11 -O2 -g "${PLUGIN[@]}" -fplugin-arg-samplefdo-profile=demo.prof \
   -fplugin-arg-samplefdo-dump-only -fplugin-arg-samplefdo-dump=guess.dump "$SRC" -o guess
 ours=$("$SFDO_ROOT/scripts/count-overlap.py" ref.dump fdo.dump | sed -n 's/block overlap: \([0-9.]*\)%.*/\1/p')
 guess=$("$SFDO_ROOT/scripts/count-overlap.py" ref.dump guess.dump | sed -n 's/block overlap: \([0-9.]*\)%.*/\1/p')
@@ -73,7 +74,7 @@ PY
 done
 for p in empty other huge zero mut1 mut2 mut3 mut4 mut5 mut6; do
   rc=0
-  gcc -std=c11 -O2 -g -fchecking "${PLUGIN[@]}" -fplugin-arg-samplefdo-profile=$p.prof \
+  "$SFDO_GCC" -std=c11 -O2 -g -fchecking "${PLUGIN[@]}" -fplugin-arg-samplefdo-profile=$p.prof \
     "$SRC" -o m 2> m.err || rc=$?
   grep -q 'internal compiler error' m.err && fail "$p.prof crashed GCC: $(grep -m1 -A2 'internal compiler' m.err)"
   if [[ $rc -ne 0 ]]; then
@@ -91,7 +92,7 @@ compile inl "$SFDO_ROOT/tests/e2e/data/inlined.c" -O2 -g
 perf_record inl.data -- ./inl
 "$SFDO_BUILD/sfdo-convert" -q inl.data inl -o inl.prof
 grep -q '^ *[0-9.]*: helper:' inl.prof || fail "the profile has no inline instance of helper"
-gcc -std=c11 -O2 -g -fno-inline "${PLUGIN[@]}" -fplugin-arg-samplefdo-profile=inl.prof \
+"$SFDO_GCC" -std=c11 -O2 -g -fno-inline "${PLUGIN[@]}" -fplugin-arg-samplefdo-profile=inl.prof \
   -fplugin-arg-samplefdo-verbose -fplugin-arg-samplefdo-dump=inl.dump \
   "$SFDO_ROOT/tests/e2e/data/inlined.c" -o inl2 2> inl.err || fail "-fno-inline build failed: $(head -3 inl.err)"
 grep -q '1 inline instances added to their callees' inl.err || fail "the inline instance was not moved: $(cat inl.err)"

@@ -5,7 +5,8 @@
 # speculative direct calls.  Each rebuilt program prints what -O2 prints.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-need_built sfdo-convert samplefdo.so
+need_built sfdo-convert
+need_plugin
 need_perf
 cd "$TEST_TMP"
 DATA=$SFDO_ROOT/tests/e2e/data
@@ -23,7 +24,7 @@ profile () {
   # before a division or a call reveal its operand.
   perf_record "$name.data" -c $((PERF_PERIOD / 5)) "$REGS" -g -- ./"$name"
   "$SFDO_BUILD/sfdo-convert" -q "$name.data" "$name" -o "$name.prof"
-  gcc -std=c11 -O2 -g -fno-omit-frame-pointer -fchecking=2 "${PLUGIN[@]}" \
+  "$SFDO_GCC" -std=c11 -O2 -g -fno-omit-frame-pointer -fchecking=2 "${PLUGIN[@]}" \
     -fplugin-arg-samplefdo-profile="$name.prof" -fplugin-arg-samplefdo-verbose \
     "$@" "$DATA/$name.c" -o "$name-fdo" 2> "$name.err" ||
     fail "$name: build with the plugin failed: $(head -5 "$name.err")"

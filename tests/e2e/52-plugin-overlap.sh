@@ -18,7 +18,8 @@ set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-need_built sfdo-convert samplefdo.so
+need_built sfdo-convert
+need_plugin
 mode=timer
 if [[ -e $SFDO_BUILD/sfdoemu-amd64-linux && -x $SFDO_BUILD/sfdo-record ]] &&
    command -v valgrind >/dev/null; then

@@ -5,7 +5,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/decide.sh"
-need_built sfdo-record sfdo-convert samplefdo.so
+need_built sfdo-record sfdo-convert
+need_plugin
 cd "$TEST_TMP" 2>/dev/null || tmpdir
 decide_build coldpath "$SFDO_ROOT/tests/e2e/data/decide/coldpath.c" -- -g
 

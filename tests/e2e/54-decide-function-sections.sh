@@ -7,7 +7,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/decide.sh"
-need_built sfdo-record sfdo-convert samplefdo.so
+need_built sfdo-record sfdo-convert
+need_plugin
 decide_build sections "$SFDO_ROOT/tests/e2e/data/decide/sections.c" -- -g
 
 grep -q '^report_usage:0:0$' "$DECIDE_DIR/sfdo.prof" ||
@@ -77,7 +78,7 @@ echo "fold, run only inlined, in .text.unlikely by PGO and by sfdo"
 # profiled binary had at those calls: with -fno-inline, fold is called
 # from main's loop, and stays out of .text.unlikely.
 (cd "$DECIDE_DIR/sfdo" &&
-  gcc -std=gnu11 -O2 -g -fno-inline -fplugin="$SFDO_BUILD/samplefdo.so" \
+  "$SFDO_GCC" -std=gnu11 -O2 -g -fno-inline -fplugin="$SFDO_BUILD/samplefdo.so" \
     -fplugin-arg-samplefdo-profile="$DECIDE_DIR/sfdo.prof" \
     -S "$D/inlined_public.c" -o noinline.s 2> noinline.err) ||
   fail "compiling inlined_public.c with -fno-inline failed: $(head -3 "$DECIDE_DIR/sfdo/noinline.err")"
@@ -94,7 +95,7 @@ echo "with -fno-inline, fold keeps its inline instances' counts (in $s)"
 # give the instances to.
 L=$TEST_TMP/lto
 mkdir -p "$L"
-(cd "$L" && gcc -std=gnu11 -O2 -g -flto "$D/lto_fold_a.c" "$D/lto_fold_b.c" \
+(cd "$L" && "$SFDO_GCC" -std=gnu11 -O2 -g -flto "$D/lto_fold_a.c" "$D/lto_fold_b.c" \
     -o prog > build.err 2>&1) || fail "the -flto build failed: $(head -3 "$L/build.err")"
 read -r -a rec <<<"$(decide_recording)"
 (cd "$L" && "$DECIDE_RECORDER" -q -o perf.data "${rec[@]}" -- ./prog > /dev/null 2> record.err) ||

@@ -5,7 +5,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/decide.sh"
-need_built sfdo-record sfdo-convert samplefdo.so
+need_built sfdo-record sfdo-convert
+need_plugin
 decide_build coldcall "$SFDO_ROOT/tests/e2e/data/decide/coldcall.c" -- -g
 
 calls() { grep -Ec 'call[[:space:]]+note_bad_record' "$(decide_asm "$1" coldcall.c)" || true; }

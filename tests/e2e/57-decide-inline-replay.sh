@@ -10,7 +10,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/decide.sh"
-need_built sfdo-record sfdo-convert samplefdo.so
+need_built sfdo-record sfdo-convert
+need_plugin
 src=$SFDO_ROOT/tests/e2e/data/decide/replay.c
 decide_build replay "$src" -- -g
 
@@ -27,7 +28,7 @@ cold_calls() {
   fail "sfdo: main.cold calls '$(cold_calls "$DECIDE_DIR/sfdo")', not both arms"
 
 mkdir -p "$DECIDE_DIR/noreplay"
-(cd "$DECIDE_DIR/noreplay" && gcc -std=gnu11 -O2 -g -save-temps -dumpbase "" \
+(cd "$DECIDE_DIR/noreplay" && "$SFDO_GCC" -std=gnu11 -O2 -g -save-temps -dumpbase "" \
    -fplugin="$SFDO_BUILD/samplefdo.so" -fplugin-arg-samplefdo-profile=../sfdo.prof \
    -fplugin-arg-samplefdo-no-inline "$src" -o prog) || fail "no-inline build failed"
 [[ $(cold_calls "$DECIDE_DIR/noreplay") != "on_even on_odd" ]] ||
@@ -43,7 +44,7 @@ awk '/^ [0-9.]+: classify:/ { inst = 1; print; next }
      { print }' "$DECIDE_DIR/sfdo.prof" > "$DECIDE_DIR/split.prof"
 [[ $(grep -c '^  [0-9.]*: [0-9]* classify:1$' "$DECIDE_DIR/split.prof") == 2 ]] ||
   fail "could not make the split-head profile: $(grep -n classify "$DECIDE_DIR/split.prof")"
-gcc -std=gnu11 -O2 -g -fplugin="$SFDO_BUILD/samplefdo.so" \
+"$SFDO_GCC" -std=gnu11 -O2 -g -fplugin="$SFDO_BUILD/samplefdo.so" \
     -fplugin-arg-samplefdo-profile="$DECIDE_DIR/split.prof" \
     -fplugin-arg-samplefdo-verbose -c "$src" -o "$DECIDE_DIR/split.o" \
     2> "$DECIDE_DIR/split.err" || fail "build with split.prof failed"

@@ -5,7 +5,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/decide.sh"
-need_built sfdo-record sfdo-convert samplefdo.so
+need_built sfdo-record sfdo-convert
+need_plugin
 decide_need_emulator
 decide_build peel "$SFDO_ROOT/tests/e2e/data/decide/peel.c" -- -g \
   -fdump-tree-cunroll-details

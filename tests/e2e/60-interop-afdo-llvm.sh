@@ -29,7 +29,7 @@ perf_record perf.data -- ./demo 40
 "$P" export --afdo demo.prof -o demo.afdo 2> export.err
 grep -q 'cannot hold .* files of static functions' export.err ||
   fail "the export did not report the static functions' files it left out"
-gcc -std=c11 -O2 -g -fauto-profile=demo.afdo -fdump-ipa-inline "$SRC" -o afdo 2> gcc.err ||
+"$SFDO_GCC" -std=c11 -O2 -g -fauto-profile=demo.afdo -fdump-ipa-inline "$SRC" -o afdo 2> gcc.err ||
   fail "gcc -fauto-profile rejected the export: $(head -3 gcc.err)"
 head=$(awk -F: '/^crc32_update:/ {print $3}' demo.prof)
 grep -q "count:$head (auto FDO)" afdo-demo.c.*inline ||

@@ -6,7 +6,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/decide.sh"
-need_built sfdo-record sfdo-convert samplefdo.so
+need_built sfdo-record sfdo-convert
+need_plugin
 decide_need_emulator
 D=$SFDO_ROOT/tests/e2e/data/decide
 decide_build xtu --record "$(decide_recording lbr)" \

@@ -16,7 +16,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/decide.sh"
-need_built sfdo-record sfdo-convert samplefdo.so
+need_built sfdo-record sfdo-convert
+need_plugin
 decide_need_emulator
 D=$SFDO_ROOT/tests/e2e/data/decide
 dumps=(-fdump-ipa-all-blocks-details -fdump-tree-dom2-blocks-details
@@ -72,7 +73,7 @@ main:113306:1
   0.1: 0
   2.1: 0
 PROF
-gcc -O2 -g -fplugin="$SFDO_BUILD/samplefdo.so" -fplugin-arg-samplefdo-profile="$X.prof" \
+"$SFDO_GCC" -O2 -g -fplugin="$SFDO_BUILD/samplefdo.so" -fplugin-arg-samplefdo-profile="$X.prof" \
     -fplugin-arg-samplefdo-verbose -c "$D/coldpath.c" -o "$X.o" 2> "$X.err" ||
   fail "compiling coldpath.c with exit.prof failed: $(head -3 "$X.err")"
 grep -q 'do not add up' "$X.err" &&
@@ -96,7 +97,7 @@ main:0:1
 first_set:0:0
 PROF
 mkdir -p "$U"
-(cd "$U" && gcc -O2 -g -fno-ipa-pure-const -fno-early-inlining -fno-ipa-modref \
+(cd "$U" && "$SFDO_GCC" -O2 -g -fno-ipa-pure-const -fno-early-inlining -fno-ipa-modref \
     -fplugin="$SFDO_BUILD/samplefdo.so" -fplugin-arg-samplefdo-profile="$U.prof" \
     -fdump-tree-optimized-blocks-details -dumpbase '' \
     -c "$D/unsampled_callee.c" -o u.o 2> u.err) ||

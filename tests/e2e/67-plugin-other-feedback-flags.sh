@@ -6,7 +6,7 @@
 # an error naming both; dump-only runs beside -fprofile-use.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-need_built samplefdo.so
+need_plugin
 export LC_ALL=C   # plain quotes in GCC's messages
 tmpdir
 cd "$TEST_TMP"
@@ -19,7 +19,7 @@ P=(-fplugin="$SFDO_BUILD/samplefdo.so" -fplugin-arg-samplefdo-profile=t.prof)
 
 for flag in -fprofile-generate --coverage; do
   rm -f ./*.gcda ./*.gcno
-  gcc -O2 "$flag" "${P[@]}" t.c -o gen 2> gen.err || fail "$flag build failed: $(cat gen.err)"
+  "$SFDO_GCC" -O2 "$flag" "${P[@]}" t.c -o gen 2> gen.err || fail "$flag build failed: $(cat gen.err)"
   grep -q "warning: samplefdo: '$flag' instruments this build; the sample profile 't.prof' is not used" gen.err ||
     fail "$flag: no warning: $(cat gen.err)"
   ./gen > /dev/null
@@ -27,15 +27,15 @@ for flag in -fprofile-generate --coverage; do
 done
 [[ -f t.gcno || -n $(ls ./*.gcno 2>/dev/null) ]] || fail "--coverage with the plugin wrote no .gcno"
 
-gcc -O2 -fprofile-generate t.c -o gen2 && ./gen2 > /dev/null
+"$SFDO_GCC" -O2 -fprofile-generate t.c -o gen2 && ./gen2 > /dev/null
 for flag in -fprofile-use "-fauto-profile=t.afdo"; do
   rc=0
-  gcc -O2 $flag "${P[@]}" -Wno-missing-profile t.c -o use 2> use.err || rc=$?
+  "$SFDO_GCC" -O2 $flag "${P[@]}" -Wno-missing-profile t.c -o use 2> use.err || rc=$?
   (( rc != 0 )) || fail "$flag with the plugin built without an error"
   grep -q "error: samplefdo: '${flag%%=*}' and the sample profile 't.prof' would both give this build its counts" use.err ||
     fail "$flag: not the expected error: $(head -3 use.err)"
 done
-gcc -O2 -fprofile-use "${P[@]}" -fplugin-arg-samplefdo-dump-only \
+"$SFDO_GCC" -O2 -fprofile-use "${P[@]}" -fplugin-arg-samplefdo-dump-only \
   -fplugin-arg-samplefdo-dump=ref.dump t.c -o ref 2> ref.err || fail "dump-only beside -fprofile-use failed: $(cat ref.err)"
 grep -q '^function main' ref.dump || fail "dump-only beside -fprofile-use dumped nothing"
 echo "instrumenting: stands aside with a warning; another profile: an error; dump-only: works"

@@ -14,7 +14,7 @@ decide_need_emulator
 tmpdir
 cd "$TEST_TMP"
 src=$SFDO_ROOT/tests/e2e/data/decide/unrolled.c
-gcc -O2 -g -funroll-loops -fno-tree-vectorize "$src" -o unrolled
+"$SFDO_GCC" -O2 -g -funroll-loops -fno-tree-vectorize "$src" -o unrolled
 "$DECIDE_RECORDER" -q --emulate -c 49999 -o perf.data -- ./unrolled > /dev/null
 body=$(( $(grep -n 's += v\[i\]' "$src" | cut -d: -f1) - $(grep -n '^weigh ' "$src" | cut -d: -f1) ))
 want=$((5000 * 4096))

@@ -9,7 +9,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/decide.sh"
-need_built sfdo-record sfdo-convert samplefdo.so
+need_built sfdo-record sfdo-convert
+need_plugin
 # The builds compared keep the two functions apart (-fno-ipa-icf, and no
 # constant-propagation clones) so that each is placed on its own; the
 # profiled build folds them, as -O2 does.

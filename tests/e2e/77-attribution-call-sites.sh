@@ -15,7 +15,7 @@
 # calls of the first two.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-need_built samplefdo.so
+need_plugin
 tmpdir
 cd "$TEST_TMP"
 cat > d.c <<'EOC'
@@ -35,7 +35,7 @@ pick:16000:8000
  0.2: twice:2000
   0: 2000
 EOP
-gcc -O2 -g -fno-inline -fplugin="$SFDO_BUILD/samplefdo.so" \
+"$SFDO_GCC" -O2 -g -fno-inline -fplugin="$SFDO_BUILD/samplefdo.so" \
   -fplugin-arg-samplefdo-profile=d.prof -fplugin-arg-samplefdo-no-inline \
   -fplugin-arg-samplefdo-dump=d.dump -fplugin-arg-samplefdo-verbose \
   -fdump-tree-optimized-lineno d.c -o d 2> d.err || fail "build failed: $(cat d.err)"
@@ -67,7 +67,7 @@ get:30000:10000
   0: 0
  3: 10000
 EOP
-gcc -O2 -g -fno-inline -c e.c -o e.o -fplugin="$SFDO_BUILD/samplefdo.so" \
+"$SFDO_GCC" -O2 -g -fno-inline -c e.c -o e.o -fplugin="$SFDO_BUILD/samplefdo.so" \
   -fplugin-arg-samplefdo-profile=e.prof -fplugin-arg-samplefdo-dump=e.dump \
   2> e.err || fail "build failed: $(cat e.err)"
 call_raw=$(awk '/^function get$/ {f=1; next} /^function/ {f=0}
@@ -109,7 +109,7 @@ run3:15000:5000
  0: triple:5000
   0: 5000
 EOP
-gcc -O2 -g -c f.c -o f.o -fplugin="$SFDO_BUILD/samplefdo.so" \
+"$SFDO_GCC" -O2 -g -c f.c -o f.o -fplugin="$SFDO_BUILD/samplefdo.so" \
   -fplugin-arg-samplefdo-profile=f.prof -fopt-info-optimized 2> f.err ||
   fail "build failed: $(cat f.err)"
 if grep -q 'samplefdo: inlining mix[^ ]* into run/' f.err; then

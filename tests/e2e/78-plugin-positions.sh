@@ -15,7 +15,7 @@
 # Profiles are written by hand, so every count is known.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-need_built samplefdo.so
+need_plugin
 tmpdir
 cd "$TEST_TMP"
 PLUGIN=(-fplugin="$SFDO_BUILD/samplefdo.so")
@@ -35,7 +35,7 @@ f:100000:10
  20: 50000
  21: 50000
 EOP
-gcc -O2 -g -c stale.c -o stale.o "${PLUGIN[@]}" -fplugin-arg-samplefdo-verbose \
+"$SFDO_GCC" -O2 -g -c stale.c -o stale.o "${PLUGIN[@]}" -fplugin-arg-samplefdo-verbose \
   -fplugin-arg-samplefdo-profile=stale.prof 2> stale.err ||
   fail "the stale profile failed the build: $(cat stale.err)"
 grep -q "^stale.c:3:5: warning: samplefdo: the profile of .f. does not fit its body" stale.err ||
@@ -61,7 +61,7 @@ pick:30000:10000
 EOP
 }
 specialised() {   # PROFILE: the constants GCC specialised, in line order
-    gcc -O2 -g -c div.c -o div.o "${PLUGIN[@]}" \
+    "$SFDO_GCC" -O2 -g -c div.c -o div.o "${PLUGIN[@]}" \
       -fplugin-arg-samplefdo-profile="$1" -fplugin-arg-samplefdo-no-inline \
       -fdump-ipa-profile-optimized=div.dump 2> div.err ||
       fail "the build with $1 failed: $(cat div.err)"
@@ -79,7 +79,7 @@ s83=$(specialised div83.prof)
 # (c)
 rm -f both.dump
 for unit in stale:stale div:div38; do
-  gcc -O2 -g -c "${unit%%:*}.c" -o unit.o "${PLUGIN[@]}" \
+  "$SFDO_GCC" -O2 -g -c "${unit%%:*}.c" -o unit.o "${PLUGIN[@]}" \
     -fplugin-arg-samplefdo-profile="${unit##*:}.prof" \
     -fplugin-arg-samplefdo-dump=both.dump 2>/dev/null
 done
@@ -94,7 +94,7 @@ grep -q '^function f$' both.dump && grep -q '^function pick$' both.dump ||
 # block of the line takes the line's count.
 raw_by_disc() {   # PROFILE: "disc:raw" of pick's blocks on line 1
     rm -f disc.dump
-    gcc -O2 -g -c div.c -o div.o "${PLUGIN[@]}" -fplugin-arg-samplefdo-profile="$1" \
+    "$SFDO_GCC" -O2 -g -c div.c -o div.o "${PLUGIN[@]}" -fplugin-arg-samplefdo-profile="$1" \
       -fplugin-arg-samplefdo-dump=disc.dump 2> div.err ||
       fail "the build with $1 failed: $(cat div.err)"
     awk '/^function pick$/ {f=1; next} /^function/ {f=0}
@@ -153,7 +153,7 @@ chain:9000000000:10
  12: 10
 EOP
 rm -f chain.dump
-gcc -O2 -g -c chain.c -o chain.o "${PLUGIN[@]}" -fplugin-arg-samplefdo-profile=chain.prof \
+"$SFDO_GCC" -O2 -g -c chain.c -o chain.o "${PLUGIN[@]}" -fplugin-arg-samplefdo-profile=chain.prof \
   -fplugin-arg-samplefdo-dump=chain.dump 2> chain.err ||
   fail "the build with chain.prof failed: $(cat chain.err)"
 body=$(awk '$4 == "7,8" {print $10}' chain.dump)

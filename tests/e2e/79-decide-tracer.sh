@@ -10,7 +10,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/decide.sh"
-need_built sfdo-record sfdo-convert samplefdo.so
+need_built sfdo-record sfdo-convert
+need_plugin
 decide_build tracer --args "8" "$SFDO_ROOT/examples/demo.c" -- -g \
   -fdump-tree-tracer-details
 

@@ -9,7 +9,8 @@ set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-need_built sfdo-convert sfdo-profile samplefdo.so
+need_built sfdo-convert sfdo-profile
+need_plugin
 need_perf
 status=0
 "$SFDO_ROOT/bench/real-bench.sh" --quick >"$TEST_TMP/bench.log" 2>&1 || status=$?

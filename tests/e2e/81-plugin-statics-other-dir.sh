@@ -12,14 +12,15 @@
 # step's and global function's, so swapped steps would show.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-need_built sfdo-record sfdo-convert samplefdo.so
+need_built sfdo-record sfdo-convert
+need_plugin
 need_perf >/dev/null
 tmpdir
 T=$TEST_TMP
 mkdir -p "$T/old/src" "$T/new/tree/src"
 cp "$SFDO_ROOT"/tests/e2e/data/statics_[ab].c "$T/old/src/"
 cp "$SFDO_ROOT"/tests/e2e/data/statics_[ab].c "$T/new/tree/src/"
-(cd "$T/old" && gcc -O2 -g src/statics_a.c src/statics_b.c -o prog) ||
+(cd "$T/old" && "$SFDO_GCC" -O2 -g src/statics_a.c src/statics_b.c -o prog) ||
     fail "the profiled build failed"
 (cd "$T/old" && "$SFDO_BUILD/sfdo-record" -q -o perf.data -- ./prog 20 >/dev/null 2>record.err) ||
     fail "sfdo-record failed: $(cat "$T/old/record.err")"
@@ -40,7 +41,7 @@ grep -q '^ !File: src/statics_a.c$' "$T/p.prof" && grep -q '^ !File: src/statics
 
 shares=
 for f in statics_a statics_b; do
-    (cd "$T/new/tree" && gcc -O2 -g -c "$PWD/src/$f.c" -o "$f.o" \
+    (cd "$T/new/tree" && "$SFDO_GCC" -O2 -g -c "$PWD/src/$f.c" -o "$f.o" \
         -fplugin="$SFDO_BUILD/samplefdo.so" -fplugin-arg-samplefdo-profile="$T/p.prof" \
         -fplugin-arg-samplefdo-verbose 2>"$T/$f.err") ||
         fail "the rebuild of $f failed: $(head -5 "$T/$f.err")"

@@ -15,19 +15,20 @@
 # names did not match).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-need_built sfdo-record sfdo-convert samplefdo.so
+need_built sfdo-record sfdo-convert
+need_plugin
 need_perf >/dev/null
 tmpdir
 T=$TEST_TMP
 SRC=$SFDO_ROOT/tests/e2e/data/inventory.cc
-g++ -O2 -g -o "$T/inv" "$SRC" || fail "g++ failed"
+"$SFDO_GXX" -O2 -g -o "$T/inv" "$SRC" || fail "g++ failed"
 "$SFDO_BUILD/sfdo-record" -q -o "$T/inv.data" -- "$T/inv" 100 >/dev/null 2>"$T/record.err" ||
     fail "sfdo-record failed: $(cat "$T/record.err")"
 "$SFDO_BUILD/sfdo-convert" -q -o "$T/inv.prof" "$T/inv.data" "$T/inv" 2>"$T/convert.err" ||
     fail "sfdo-convert failed: $(cat "$T/convert.err")"
 grep -qE '^__introsort_loop<[^ ]*>:[0-9]+' "$T/inv.prof" ||
     fail "the profile has no __introsort_loop<...> instance by its DWARF name without spaces"
-(cd "$T" && g++ -O2 -g -c "$SRC" -o inv.o -fplugin="$SFDO_BUILD/samplefdo.so" \
+(cd "$T" && "$SFDO_GXX" -O2 -g -c "$SRC" -o inv.o -fplugin="$SFDO_BUILD/samplefdo.so" \
     -fplugin-arg-samplefdo-profile="$T/inv.prof" -fplugin-arg-samplefdo-verbose 2>plugin.err) ||
     fail "the rebuild failed: $(head -5 "$T/plugin.err")"
 share=$(sed -nE 's/.* ([0-9.]+)% of the profile.s total samples found a home here/\1/p' "$T/plugin.err" | head -1)

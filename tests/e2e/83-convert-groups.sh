@@ -22,15 +22,16 @@
 # targets another file defines (data/lipo/virt_main.cc, shapes.cc).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-need_built sfdo-record sfdo-convert sfdo-link samplefdo.so
+need_built sfdo-record sfdo-convert sfdo-link
+need_plugin
 need_perf >/dev/null
 tmpdir
 T=$TEST_TMP
 D=$SFDO_ROOT/tests/e2e/data/lipo
 for f in main ops cold; do
-    gcc -O2 -g -c "$D/$f.c" -o "$T/$f.o" || fail "compiling $f.c failed"
+    "$SFDO_GCC" -O2 -g -c "$D/$f.c" -o "$T/$f.o" || fail "compiling $f.c failed"
 done
-gcc "$T/main.o" "$T/ops.o" "$T/cold.o" -o "$T/prog"
+"$SFDO_GCC" "$T/main.o" "$T/ops.o" "$T/cold.o" -o "$T/prog"
 # A fixed, short period: the table call's leading target needs enough
 # supporting samples to be a likely majority (plugin/counts.cc), which a
 # default-rate recording of this short run may not hold when the machine
@@ -92,10 +93,10 @@ grep -q "no/such/dir" "$T/bad.err" || fail "the error does not name the groups f
 PL=(-fplugin="$SFDO_BUILD/samplefdo.so" -fplugin-arg-samplefdo-profile="$T/p.prof")
 mkdir -p "$T/g"
 for f in main ops cold; do
-    gcc -O2 -g -flto -ffat-lto-objects -fno-semantic-interposition "${PL[@]}" \
+    "$SFDO_GCC" -O2 -g -flto -ffat-lto-objects -fno-semantic-interposition "${PL[@]}" \
         -c "$D/$f.c" -o "$T/g/$f.o" 2>"$T/g/$f.err" || fail "compiling $f.c -flto failed: $(head -3 "$T/g/$f.err")"
 done
-"$SFDO_BUILD/sfdo-link" --groups "$G" -- gcc -O2 "${PL[@]}" "$T/g/main.o" "$T/g/ops.o" \
+"$SFDO_BUILD/sfdo-link" --groups "$G" -- "$SFDO_GCC" -O2 "${PL[@]}" "$T/g/main.o" "$T/g/ops.o" \
     "$T/g/cold.o" -o "$T/g/prog" 2>"$T/g/link.err" ||
     fail "sfdo-link failed: $(head -3 "$T/g/link.err")"
 grep -q "group 1: $T/g/main.o $T/g/ops.o joined by an incremental LTO link" "$T/g/link.err" ||
@@ -112,7 +113,7 @@ calls_to_mix() { in_main "$1" 'call.*<mix>|R_X86_64_PLT32[[:space:]]+mix-'; }
 # (main compares the pointer with rotate's address); file by file
 # (the same objects linked with -fno-lto) main cannot name rotate.
 names_rotate() { in_main "$1" '<rotate>'; }
-gcc -O2 -fno-lto "$T/g/main.o" "$T/g/ops.o" "$T/g/cold.o" -o "$T/g/plain"
+"$SFDO_GCC" -O2 -fno-lto "$T/g/main.o" "$T/g/ops.o" "$T/g/cold.o" -o "$T/g/plain"
 (( $(names_rotate "$T/g/plain") == 0 )) || fail "the file-by-file build already names rotate in main"
 (( $(names_rotate "$T/g/prog") >= 1 )) ||
     fail "the grouped build did not promote the table call to rotate (file-local, in ops.c); the profile's targets: $(grep -E ' (icall|callsamples) ' "$T/p.prof" | tr '\n' ';')"
@@ -126,7 +127,7 @@ cmp -s <("$T/prog") <("$T/g/plain") || fail "the file-by-file build prints somet
 # objects named in @objs.rsp.
 ar rcs "$T/g/libops.a" "$T/g/ops.o"
 printf '%s\n' "$T/g/main.o" "$T/g/libops.a" "$T/g/cold.o" > "$T/g/objs.rsp"
-"$SFDO_BUILD/sfdo-link" --groups "$G" -- gcc -O2 "@$T/g/objs.rsp" -o "$T/g/prog-ar" \
+"$SFDO_BUILD/sfdo-link" --groups "$G" -- "$SFDO_GCC" -O2 "@$T/g/objs.rsp" -o "$T/g/prog-ar" \
     2>"$T/g/link-ar.err" || fail "sfdo-link with an archive failed: $(head -3 "$T/g/link-ar.err")"
 grep -q "group 1: $T/g/main.o $T/g/libops.a(ops.o) joined" "$T/g/link-ar.err" ||
     fail "sfdo-link did not join libops.a's ops.o: $(cat "$T/g/link-ar.err")"
@@ -134,14 +135,14 @@ grep -q "group 1: $T/g/main.o $T/g/libops.a(ops.o) joined" "$T/g/link-ar.err" ||
 cmp -s <("$T/prog") <("$T/g/prog-ar") || fail "the build from the archive prints something else"
 # A thin archive (members by path) is left to the linker, and said so.
 ar rcsT "$T/g/libthin.a" "$T/g/ops.o"
-"$SFDO_BUILD/sfdo-link" --groups "$G" -- gcc -O2 "$T/g/main.o" "$T/g/libthin.a" \
+"$SFDO_BUILD/sfdo-link" --groups "$G" -- "$SFDO_GCC" -O2 "$T/g/main.o" "$T/g/libthin.a" \
     "$T/g/cold.o" -o "$T/g/prog-thin" 2>"$T/g/link-thin.err" ||
     fail "sfdo-link with a thin archive failed: $(head -3 "$T/g/link-thin.err")"
 grep -q "libthin.a: not an archive sfdo-link can read" "$T/g/link-thin.err" ||
     fail "sfdo-link did not say it left the thin archive alone: $(cat "$T/g/link-thin.err")"
 cmp -s <("$T/prog") <("$T/g/prog-thin") || fail "the build with a thin archive prints something else"
 # An object compiled without -flto is linked as it is, and said so.
-"$SFDO_BUILD/sfdo-link" --groups "$G" -- gcc -O2 "$T/main.o" "$T/g/ops.o" "$T/g/cold.o" \
+"$SFDO_BUILD/sfdo-link" --groups "$G" -- "$SFDO_GCC" -O2 "$T/main.o" "$T/g/ops.o" "$T/g/cold.o" \
     -o "$T/g/prog2" 2>"$T/g/link2.err" || fail "sfdo-link with a plain object failed"
 grep -q "$T/main.o has no LTO IR" "$T/g/link2.err" ||
     fail "sfdo-link did not say main.o has no LTO IR: $(cat "$T/g/link2.err")"
@@ -154,9 +155,9 @@ cmp -s <("$T/prog") <("$T/g/prog") || fail "the grouped build prints something e
 V=$T/virt
 mkdir -p "$V"
 for f in virt_main shapes; do
-    g++ -O2 -g -c "$D/$f.cc" -o "$V/$f.o" || fail "compiling $f.cc failed"
+    "$SFDO_GXX" -O2 -g -c "$D/$f.cc" -o "$V/$f.o" || fail "compiling $f.cc failed"
 done
-g++ "$V/virt_main.o" "$V/shapes.o" -o "$V/prog"
+"$SFDO_GXX" "$V/virt_main.o" "$V/shapes.o" -o "$V/prog"
 "$SFDO_BUILD/sfdo-record" -q "${REC[@]}" -o "$V/p.data" -- "$V/prog" > "$V/out" 2>"$V/record.err" ||
     fail "sfdo-record of the C++ program failed: $(cat "$V/record.err")"
 "$SFDO_BUILD/sfdo-convert" -q -o "$V/p.prof" --groups="$V/groups.txt" "$V/p.data" "$V/prog" ||
@@ -164,13 +165,13 @@ g++ "$V/virt_main.o" "$V/shapes.o" -o "$V/prog"
 [[ $(sed -n 's/^  //p' "$V/groups.txt" | xargs -n1 basename | sort | tr '\n' ' ') == "shapes.cc virt_main.cc " ]] ||
     fail "the C++ program's group is not shapes.cc and virt_main.cc: $(cat "$V/groups.txt")"
 for f in virt_main shapes; do
-    g++ -O2 -g -flto -ffat-lto-objects -fno-semantic-interposition \
+    "$SFDO_GXX" -O2 -g -flto -ffat-lto-objects -fno-semantic-interposition \
         -fplugin="$SFDO_BUILD/samplefdo.so" -fplugin-arg-samplefdo-profile="$V/p.prof" \
         -c "$D/$f.cc" -o "$V/g-$f.o" || fail "compiling $f.cc -flto failed"
 done
-"$SFDO_BUILD/sfdo-link" -q --groups "$V/groups.txt" -- g++ -O2 "$V/g-virt_main.o" "$V/g-shapes.o" \
+"$SFDO_BUILD/sfdo-link" -q --groups "$V/groups.txt" -- "$SFDO_GXX" -O2 "$V/g-virt_main.o" "$V/g-shapes.o" \
     -o "$V/gprog" || fail "sfdo-link of the C++ program failed"
-g++ -O2 -fno-lto "$V/g-virt_main.o" "$V/g-shapes.o" -o "$V/plain"
+"$SFDO_GXX" -O2 -fno-lto "$V/g-virt_main.o" "$V/g-shapes.o" -o "$V/plain"
 names_weigh() { in_main "$1" '<_ZNK6Square5weighEj>'; }
 (( $(names_weigh "$V/plain") == 0 )) || fail "the file-by-file C++ build already names Square::weigh in main"
 (( $(names_weigh "$V/gprog") >= 1 )) ||
@@ -179,7 +180,7 @@ cmp -s "$V/out" <("$V/gprog") || fail "the grouped C++ build prints something el
 cmp -s "$V/out" <("$V/plain") || fail "the file-by-file C++ build prints something else"
 # No directory for the groups' objects: exit 2, saying where it looked.
 status=0
-TMPDIR=$T/none "$SFDO_BUILD/sfdo-link" --groups "$G" -- gcc "$T/g/main.o" "$T/g/ops.o" \
+TMPDIR=$T/none "$SFDO_BUILD/sfdo-link" --groups "$G" -- "$SFDO_GCC" "$T/g/main.o" "$T/g/ops.o" \
     "$T/g/cold.o" -o "$T/g/prog3" 2>"$T/tmpdir.err" || status=$?
 ((status == 2)) && grep -q "$T/none/sfdo-link.* (set TMPDIR)" "$T/tmpdir.err" ||
     fail "sfdo-link with a missing TMPDIR: exit $status, $(cat "$T/tmpdir.err")"

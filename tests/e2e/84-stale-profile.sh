@@ -46,7 +46,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/decide.sh"
-need_built sfdo-record sfdo-convert samplefdo.so
+need_built sfdo-record sfdo-convert
+need_plugin
 tmpdir
 BASE=$SFDO_ROOT/tests/e2e/data/stale/base.c
 MIN_OVERLAP=95 MIN_GAIN=4 MAX_LOSS=1 ARG=4000000
@@ -67,7 +68,7 @@ record() {
 build() {
     local dir=$1 name=$2 prof=$3
     shift 3
-    (cd "$dir" && gcc -std=gnu11 -O2 -g -fplugin="$PLUGIN" \
+    (cd "$dir" && "$SFDO_GCC" -std=gnu11 -O2 -g -fplugin="$PLUGIN" \
         -fplugin-arg-samplefdo-profile="$prof" \
         -fplugin-arg-samplefdo-dump="$name.dump" "$@" -c base.c \
         -o "$name.o" 2> "$name.err") ||
@@ -77,9 +78,9 @@ build() {
 # reference DIR: DIR/truth.dump, the instrumented counts of DIR/base.c run
 # as the recordings run it, on the CFG the plugin's builds dump.
 reference() {
-    (cd "$1" && gcc -std=gnu11 -O2 -g -fprofile-generate base.c -o inst 2> truth.err &&
+    (cd "$1" && "$SFDO_GCC" -std=gnu11 -O2 -g -fprofile-generate base.c -o inst 2> truth.err &&
         ./inst "$ARG" > /dev/null &&
-        gcc -std=gnu11 -O2 -g -fprofile-use -fno-vpt -fplugin="$PLUGIN" \
+        "$SFDO_GCC" -std=gnu11 -O2 -g -fprofile-use -fno-vpt -fplugin="$PLUGIN" \
             -fplugin-arg-samplefdo-profile=fresh.prof -fplugin-arg-samplefdo-dump-only \
             -fplugin-arg-samplefdo-dump=truth.dump base.c -o inst 2> truth.err) ||
         fail "$1: the instrumented reference failed: $(head -n 5 "$1/truth.err")"

@@ -12,7 +12,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/decide.sh"
-need_built sfdo-record sfdo-convert samplefdo.so
+need_built sfdo-record sfdo-convert
+need_plugin
 decide_need_emulator
 src=$SFDO_BUILD/treeprof-src
 rc=0

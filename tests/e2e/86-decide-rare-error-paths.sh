@@ -6,7 +6,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/decide.sh"
-need_built sfdo-record sfdo-convert samplefdo.so
+need_built sfdo-record sfdo-convert
+need_plugin
 cd "$TEST_TMP" 2>/dev/null || tmpdir
 decide_build rare "$SFDO_ROOT/tests/e2e/data/decide/rare_errors.c" -- -g
 

@@ -10,7 +10,7 @@
 # uninitialised memory by design.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-need_built samplefdo.so
+need_plugin
 command -v valgrind > /dev/null ||
   skip "valgrind is not installed (Debian: valgrind): the plugin's memory is not checked"
 tmpdir
@@ -34,7 +34,7 @@ memcheck_compile() {
     local src=$1 prof=$2
     local name
     name=$(basename "$src" .c)
-    if ! gcc -O2 -g -c "$src" -o "$name.o" \
+    if ! "$SFDO_GCC" -O2 -g -c "$src" -o "$name.o" \
          -wrapper valgrind,-q,--undef-value-errors=no,--error-exitcode=99,--log-file="$name.vg.%p" \
          -fplugin="$SFDO_BUILD/samplefdo.so" \
          -fplugin-arg-samplefdo-profile="$prof" \

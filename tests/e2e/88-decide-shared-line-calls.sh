@@ -7,7 +7,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/decide.sh"
-need_built sfdo-record sfdo-convert samplefdo.so
+need_built sfdo-record sfdo-convert
+need_plugin
 SRC=$SFDO_ROOT/tests/e2e/data/decide/shared_line_call.c
 
 check_sections() {   # WHAT: report_tally where PGO puts it, by sfdo too

@@ -6,7 +6,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/decide.sh"
-need_built samplefdo.so
+need_plugin
 
 # A fixed profile, in the shape of SQLite's decodeFlags in a recording
 # with branch stacks: decode entered 5700 times by its own samples, 6400

@@ -27,7 +27,7 @@ command -v python3 >/dev/null || skip "python3 is not installed"
 tmpdir
 T=$TEST_TMP
 R=$SFDO_BUILD/sfdo-record
-gcc -nostdlib -static -o "$T/branches" "$SFDO_ROOT/tests/e2e/data/emu_branches.S" ||
+"$SFDO_GCC" -nostdlib -static -o "$T/branches" "$SFDO_ROOT/tests/e2e/data/emu_branches.S" ||
     fail "cannot build emu_branches.S"
 
 # (a)

@@ -21,7 +21,7 @@ tmpdir
 T=$TEST_TMP
 cd "$T"
 cp "$SFDO_ROOT/tests/e2e/data/undescribed.c" .
-gcc -O2 -g undescribed.c -o undescribed || fail "cannot build undescribed.c"
+"$SFDO_GCC" -O2 -g undescribed.c -o undescribed || fail "cannot build undescribed.c"
 
 # Which functions have a concrete DWARF function (code ranges).
 readelf --debug-dump=info undescribed > info 2>/dev/null
@@ -52,7 +52,7 @@ for f in twin_a twin_c; do
 done
 for f in copy_b copy_d; do
   grep -qx "$f" described &&
-    skip "GCC $(gcc -dumpversion) gave $f a DWARF function of its own: nothing to test"
+    skip "GCC $("$SFDO_GCC" -dumpversion) gave $f a DWARF function of its own: nothing to test"
 done
 
 "$SFDO_BUILD/sfdo-record" -q --emulate -c 2003 -b -o run.data -- ./undescribed 300000 \

@@ -21,7 +21,7 @@ set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-need_built samplefdo.so
+need_plugin
 tmpdir
 T=$TEST_TMP
 cd "$T"
@@ -68,7 +68,7 @@ f:60000:100
  11: 20
  13: 100
 EOP
-gcc -O2 -g -c d.c -o d.o -fplugin="$SFDO_BUILD/samplefdo.so" \
+"$SFDO_GCC" -O2 -g -c d.c -o d.o -fplugin="$SFDO_BUILD/samplefdo.so" \
   -fplugin-arg-samplefdo-profile=d.prof -fplugin-arg-samplefdo-dump=d.dump \
   -fplugin-arg-samplefdo-verbose 2> d.err || fail "build failed: $(cat d.err)"
 grep -q '(1 above a dominator' d.err ||
@@ -86,7 +86,7 @@ kept() {
     local name=$1
     shift
     { echo '# sfdo-profile: 1'; printf '%s\n' "$@"; tail -n +2 d.prof; } > "$name.prof"
-    gcc -O2 -g -c d.c -o "$name.o" -fplugin="$SFDO_BUILD/samplefdo.so" \
+    "$SFDO_GCC" -O2 -g -c d.c -o "$name.o" -fplugin="$SFDO_BUILD/samplefdo.so" \
       -fplugin-arg-samplefdo-profile="$name.prof" \
       -fplugin-arg-samplefdo-verbose 2> "$name.err" ||
       fail "build failed: $(cat "$name.err")"
@@ -112,14 +112,14 @@ fi
 need_built sfdo-record sfdo-convert
 cp "$SFDO_ROOT/tests/e2e/data/shared_tail.c" .
 rounds=3000
-gcc -O2 -g shared_tail.c -o profiled || fail "cannot build shared_tail.c"
+"$SFDO_GCC" -O2 -g shared_tail.c -o profiled || fail "cannot build shared_tail.c"
 ./profiled "$rounds" > o2.out || fail "shared_tail failed to run"
 "$SFDO_BUILD/sfdo-record" -q -o perf.data --emulate -c 49999 -b -- \
   ./profiled "$rounds" > /dev/null 2> record.err ||
   fail "sfdo-record failed: $(head -3 record.err)"
 "$SFDO_BUILD/sfdo-convert" -q -o st.prof perf.data profiled ||
   fail "sfdo-convert failed"
-gcc -O2 -g shared_tail.c -o sfdo -fplugin="$SFDO_BUILD/samplefdo.so" \
+"$SFDO_GCC" -O2 -g shared_tail.c -o sfdo -fplugin="$SFDO_BUILD/samplefdo.so" \
   -fplugin-arg-samplefdo-profile=st.prof -fplugin-arg-samplefdo-dump=st.dump \
   -fplugin-arg-samplefdo-verbose 2> st.err || fail "build failed: $(cat st.err)"
 ./sfdo "$rounds" > sfdo.out || fail "the sfdo build failed to run"

@@ -13,7 +13,7 @@ set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-need_built samplefdo.so
+need_plugin
 tmpdir
 cd "$TEST_TMP"
 
@@ -44,7 +44,7 @@ f:40000:10000
  !Values: 2 divmod 7:3000
  !Values: 3 divmod 5:5000 9:3000
 EOP
-gcc -O2 -g v.c -o v -fplugin="$SFDO_BUILD/samplefdo.so" \
+"$SFDO_GCC" -O2 -g v.c -o v -fplugin="$SFDO_BUILD/samplefdo.so" \
   -fplugin-arg-samplefdo-profile=v.prof -fopt-info-optimized 2> v.err ||
   fail "build failed: $(cat v.err)"
 grep -q 'v.c:3:.*Transformation done: div/mod by constant 7' v.err ||
@@ -55,7 +55,7 @@ fi
 # The second histogram is found: 6 divisors 5 of 8 make the majority
 # likely, and the division is specialised.
 sed 's/ 3 divmod 5:5000 9:3000/ 3 divmod 5:6000 9:2000/' v.prof > v6.prof
-gcc -O2 -g -c v.c -o v6.o -fplugin="$SFDO_BUILD/samplefdo.so" \
+"$SFDO_GCC" -O2 -g -c v.c -o v6.o -fplugin="$SFDO_BUILD/samplefdo.so" \
   -fplugin-arg-samplefdo-profile=v6.prof -fopt-info-optimized 2> v6.err ||
   fail "build failed: $(cat v6.err)"
 grep -q 'v.c:4:.*Transformation done: div/mod by constant 5' v6.err ||

@@ -16,7 +16,7 @@ set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-need_built samplefdo.so
+need_plugin
 tmpdir
 cd "$TEST_TMP"
 
@@ -46,7 +46,7 @@ scale_counts:100000:20
  6: 20
 EOP
 rc=0
-gcc -O2 -g -c t.c -o t.o -fplugin="$SFDO_BUILD/samplefdo.so" \
+"$SFDO_GCC" -O2 -g -c t.c -o t.o -fplugin="$SFDO_BUILD/samplefdo.so" \
   -fplugin-arg-samplefdo-profile=t.prof -fplugin-arg-samplefdo-dump=t.dump \
   -fplugin-arg-samplefdo-verbose -fopt-info-vec-optimized 2> t.err || rc=$?
 if grep -q 'internal compiler error' t.err; then

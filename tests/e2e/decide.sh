@@ -18,7 +18,7 @@
 #   --profiled "FLAGS"   extra flags of the recorded -O2 build only (such as
 #                        -fno-omit-frame-pointer for call chains)
 #   --profile FILE       use this profile instead of recording one
-#   --cxx                compile with g++
+#   --cxx                compile with $SFDO_GXX (g++)
 #
 # After it: DECIDE_DIR=$TEST_TMP/NAME; files o2/, pgo/, sfdo/; the profile
 # sfdo.prof; sfdo/plugin.err holds the plugin's verbose report.
@@ -61,7 +61,8 @@ decide_need_emulator() {
 
 # decide_build NAME [OPTION...] SRC... -- [GCC FLAG...]
 decide_build() {
-    local name=$1 args="" record="" profiled="" profile="" cc=gcc
+    need_plugin
+    local name=$1 args="" record="" profiled="" profile="" cc=$SFDO_GCC
     shift
     while (($#)) && [[ $1 == --* && $1 != -- ]]; do
         case $1 in
@@ -69,7 +70,7 @@ decide_build() {
             --record) record=$2; shift 2 ;;
             --profiled) profiled=$2; shift 2 ;;
             --profile) profile=$2; shift 2 ;;
-            --cxx) cc=g++; shift ;;
+            --cxx) cc=$SFDO_GXX; shift ;;
             *) fail "decide_build: unknown option $1" ;;
         esac
     done
@@ -136,7 +137,7 @@ _decide_compile() {
     done
     shift
     local dir=$DECIDE_DIR/$variant std=-std=gnu11
-    [[ $cc == g++ ]] && std=-std=gnu++17
+    [[ $cc == "$SFDO_GXX" ]] && std=-std=gnu++17
     (cd "$dir" && "$cc" "$std" -O2 -save-temps -dumpbase "" "$@" \
         "${sources[@]}" -o prog -lm > plugin.err 2>&1) ||
         fail "$variant build failed: $(head -n 8 "$dir/plugin.err")"
@@ -159,7 +160,7 @@ decide_block_dump() {
     local out=$DECIDE_DIR/blocks.txt
     rm -f "$out"
     (cd "$DECIDE_DIR/sfdo" &&
-        gcc -std=gnu11 -O2 -g -fplugin="$SFDO_BUILD/samplefdo.so" \
+        "$SFDO_GCC" -std=gnu11 -O2 -g -fplugin="$SFDO_BUILD/samplefdo.so" \
             -fplugin-arg-samplefdo-profile="$1" \
             -fplugin-arg-samplefdo-dump="$out" -c "$2" -o dump.o 2> dump.err) ||
         fail "compiling with the block dump failed: $(head -3 "$DECIDE_DIR/sfdo/dump.err")"

@@ -27,7 +27,9 @@
 #   SFDO_KEEP_TMP=1  keep TEST_TMP of a failed test and print where it is
 #   SFDO_PERF_EVENT  the only perf event need_perf accepts (default: cycles:u,
 #                    or cpu-clock:u where there is no hardware PMU)
-#   CC               compiler for `compile` (default gcc)
+#   SFDO_GCC         the GCC the tests compile with, and whose plugin build
+#                    they load (default gcc); SFDO_GXX its C++ driver
+#                    (default: SFDO_GCC with gcc replaced by g++)
 
 set -euo pipefail
 set -E   # so the ERR trap below also fires inside functions
@@ -35,6 +37,9 @@ set -E   # so the ERR trap below also fires inside functions
 SFDO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 SFDO_BUILD=${SFDO_BUILD:-$SFDO_ROOT/build}
 TEST_NAME=$(basename "$0")
+SFDO_GCC=${SFDO_GCC:-gcc}
+SFDO_GXX=${SFDO_GXX:-${SFDO_GCC//gcc/g++}}
+export SFDO_GCC SFDO_GXX
 TEST_TMP=
 _sfdo_failed=0
 
@@ -110,6 +115,20 @@ need_built() {
     done
 }
 
+# need_plugin: skip unless make has built the plugin for $SFDO_GCC: the
+# loader samplefdo.so and the build samplefdo-gccN.so for its major.  The
+# tests that call it (or source decide.sh) are the plugin's tests, which
+# tests/run.sh --plugin-only runs again for each other GCC.
+need_plugin() {
+    local major
+    major=$("$SFDO_GCC" -dumpversion 2>/dev/null) ||
+        skip "$SFDO_GCC is not installed"
+    major=${major%%.*}
+    need_built samplefdo.so
+    [[ -e $SFDO_BUILD/samplefdo-gcc$major.so ]] ||
+        skip "the plugin is not built for $SFDO_GCC (GCC $major): make plugin GCC=$SFDO_GCC"
+}
+
 # need_emulator: skip unless sfdo-record --emulate can run here: the
 # Valgrind tool sfdoemu was built (make leaves it out, saying why, where
 # Valgrind's tool headers and static libraries are missing) and Valgrind
@@ -180,7 +199,7 @@ perf_sample_counts() {
         sort | uniq -c | sort -k1,1nr -k2
 }
 
-# compile OUT SRC... [FLAGS...]: build OUT with $CC (default gcc) -std=c11
+# compile OUT SRC... [FLAGS...]: build OUT with $SFDO_GCC -std=c11
 # and FLAGS (default -O2 -g); fail showing the compiler's messages.
 compile() {
     local out=$1
@@ -193,7 +212,7 @@ compile() {
     flags=("$@")
     ((${#flags[@]})) || flags=(-O2 -g)
     local log
-    if ! log=$("${CC:-gcc}" -std=c11 "${flags[@]}" "${sources[@]}" \
+    if ! log=$("$SFDO_GCC" -std=c11 "${flags[@]}" "${sources[@]}" \
                    -o "$out" 2>&1); then
         fail "compiling ${sources[*]} failed:
 $log"
