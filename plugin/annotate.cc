@@ -122,7 +122,9 @@ never_run_callee_samples (const struct sfdo_prof_func *f, basic_block bb)
    that count may be another block's of the line.  SQLite's
    'if( !p ) sqlite3OomFault(db)' gave the call block the test's 633,
    though the inlined sqlite3OomFault caught nothing, and GCC revived
-   the never-run sqlite3OomFault from that call.  */
+   the never-run sqlite3OomFault from that call.  A call made out of line
+   counts as often as the profile says it was made, where the line's count
+   says less.  */
 
 static int64_t
 block_count (const struct sfdo_prof_func *f, basic_block bb, bool *from_inlinee)
@@ -147,6 +149,20 @@ block_count (const struct sfdo_prof_func *f, basic_block bb, bool *from_inlinee)
 	  c = entries;
 	  known = true;
 	  *from_inlinee = true;
+	}
+      else if (tree callee = sfdo_direct_callee (stmt))
+	{
+	  /* The call itself was counted: it ran as often as its block.  A
+	     line's count takes only blocks where one of its statements
+	     begins, and a call GCC moved (GCC 16 unswitched a loop around
+	     icf.c's two calls) can be all the line has there.  */
+	  uint64_t calls;
+	  if (sfdo_call_count (f, stmt, disc, callee, &calls)
+	      && (!known || calls > c))
+	    {
+	      c = calls;
+	      known = true;
+	    }
 	}
       if (!known)
 	continue;
@@ -897,6 +913,8 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
   c->raw = XNEWVEC (int64_t, c->nblocks);
   c->block = XCNEWVEC (uint64_t, c->nblocks);
   first = c->first_edge = XCNEWVEC (unsigned, c->nblocks);
+  if (f)
+    sfdo_line_groups_begin (f);
   FOR_ALL_BB_FN (bb, cfun)
     {
       bool from_inlinee = false;
@@ -915,6 +933,7 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
 	  c->known_blocks += c->raw[bb->index] >= 0;
 	}
     }
+  sfdo_line_groups_end ();
   c->edge = XCNEWVEC (uint64_t, c->nedges + 1);
   c->fit = f ? profile_fit (f) : 1.0;
   if (!f || !solve)

@@ -62,6 +62,7 @@
 #include "gcov-io.h"
 #include "dumpfile.h"
 #include "tree-pass.h"
+#include "gcc-compat.h"
 
 #include "../profiles/profile.h"
 #include "../converter/event_plan.h"
@@ -211,6 +212,7 @@ sfdo_install_profile_info (void)
   sfdo_summary.sum_max
     = (gcov_type) MIN (MAX (most, (uint64_t) 1),
 		       (uint64_t) profile_count::max_count / 2);
+  sfdo_summary_set_cutoff (&sfdo_summary);
   profile_info = &sfdo_summary;
   /* What get_hot_bb_threshold would compute on its first call; set now
      so that nothing cached a threshold from another summary.  */
@@ -253,14 +255,16 @@ chosen_quality (void)
 }
 
 /* COUNT as a profile_count: a positive count with the chosen quality, a
-   zero with AFDO quality (low, but not "never executed").  */
+   zero with a quality that says low, but not "never executed"
+   (gcc-compat.h).  */
 
 static profile_count
 as_count (uint64_t count)
 {
   gcov_type c = (gcov_type) MIN (count,
 				 (uint64_t) profile_count::max_count / 2);
-  return profile_count::from_gcov_type (c, c ? chosen_quality () : AFDO);
+  return profile_count::from_gcov_type (c, c ? chosen_quality ()
+					     : SFDO_UNSURE_ZERO_QUALITY);
 }
 
 void
@@ -287,6 +291,8 @@ sfdo_write_counts (cgraph_node *node, const struct sfdo_fn_counts *c,
 	else if (e->probability.initialized_p ())
 	  /* No flow to split: keep GCC's static guess, as a guess.  */
 	  e->probability = e->probability.guessed ();
+	else
+	  sfdo_profile_is_partial ();
       }
   /* EXIT counts what returns.  The solver also sent it the flow of the
      blocks that never return (noreturn calls), by arcs GCC's CFG does not

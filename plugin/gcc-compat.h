@@ -1,7 +1,7 @@
 /* plugin/gcc-compat.h - where the GCCs the plugin builds against (12 to
    16) differ, in one place: every other file of the plugin is written
    once, against the names defined here.  Included after GCC's headers
-   (gimple.h, gimple-iterator.h) and before ipa-prop.h.
+   (at least gimple.h and cgraph.h) and before ipa-prop.h.
 
    What differs, and why it matters to the plugin:
 
@@ -28,6 +28,9 @@
 #define SFDO_PLUGIN_GCC_COMPAT_H
 
 #include "bversion.h"
+#include "gimple-iterator.h"
+#include "predict.h"
+#include "gcov-io.h"
 
 #if BUILDING_GCC_MAJOR < 12
 #error "samplefdo needs GCC 12 or newer (its plugin headers are older)"
@@ -96,9 +99,85 @@ sfdo_call_discriminator (tree block)
   return sfdo_loc_discriminator (BLOCK_SOURCE_LOCATION (block));
 }
 
-/* Whether this GCC numbers discriminators per statement (13 and newer)
-   rather than per block (12).  */
-#define SFDO_GCC_STMT_DISCRIMINATORS (BUILDING_GCC_MAJOR >= 13)
+/* The quality of a zero count the plugin is not sure of (no sample, but
+   not evidence that the block never ran): low and cold, not "never
+   executed".  GCC 12 to 15 read an AFDO zero that way; GCC 16 reads it as
+   "no samples", a small frequency (1/entry, force_nonzero in
+   cgraph_edge::maybe_hot_p), and a GUESSED zero as GCC 12 read an AFDO
+   one (COUNTS-BY-GCC.md 14.1).  */
+#if BUILDING_GCC_MAJOR >= 16
+#define SFDO_UNSURE_ZERO_QUALITY GUESSED
+#else
+#define SFDO_UNSURE_ZERO_QUALITY AFDO
+#endif
+
+/* Whether the vectorizer can divide by a zero count that is not PRECISE
+   (vect_do_peeling's scaling of the epilogue; cc1 died of SIGFPE): GCC 12
+   only, which the plugin's pass before "vect" guards (counts.cc).  */
+#define SFDO_GCC_VECT_DIVIDES_BY_ZERO (BUILDING_GCC_MAJOR == 12)
+
+/* Make the current function's block counts again from its edge
+   probabilities.  GCC 12 and 13 re-estimate a PROFILE_GUESSED function's
+   counts in rebuild_frequencies; from 14 on it keeps counts it finds
+   consistent, unless one is uninitialised.  */
+
+static inline void
+sfdo_counts_from_probabilities (void)
+{
+#if BUILDING_GCC_MAJOR >= 14
+  ENTRY_BLOCK_PTR_FOR_FN (cfun)->count = profile_count::uninitialized ();
+#endif
+  rebuild_frequencies ();
+}
+
+/* Set what GCC 16's program summary has beyond GCC 12's: the cutoff below
+   which a count is forced nonzero, 1 as -fprofile-use sets it
+   (coverage.cc).  */
+
+static inline void
+sfdo_summary_set_cutoff (struct gcov_summary *summary)
+{
+#if BUILDING_GCC_MAJOR >= 16
+  summary->cutoff = 1;
+#else
+  (void) summary;
+#endif
+}
+
+/* Turn on, in options O unless SET says the user set them, what this
+   GCC's -fprofile-use turns on beyond GCC 12's (opts.cc
+   enable_fdo_optimizations and its caller): the CRC optimisation from GCC
+   15; from GCC 16, with indirect-call histograms (ICALL_HISTOGRAMS), no
+   speculative calls through stored function pointers, which value
+   profiles replace as they replace speculative devirtualisation.  */
+
+static inline void
+sfdo_enable_version_feedback_flags (struct gcc_options *o,
+				    const struct gcc_options *set,
+				    bool icall_histograms)
+{
+#if BUILDING_GCC_MAJOR >= 15
+  if (!set->x_flag_optimize_crc)
+    o->x_flag_optimize_crc = 1;
+#endif
+#if BUILDING_GCC_MAJOR >= 16
+  if (icall_histograms && !set->x_flag_speculatively_call_stored_functions)
+    o->x_flag_speculatively_call_stored_functions = 0;
+#endif
+  (void) o, (void) set, (void) icall_histograms;
+}
+
+/* Tell GCC 14 and newer that the current function's profile leaves some
+   edge probability uninitialised (GCC's own AutoFDO does the same, PR
+   113765): verify_flow_info otherwise reports it under -fchecking.  */
+
+static inline void
+sfdo_profile_is_partial (void)
+{
+#if BUILDING_GCC_MAJOR >= 14
+  cfun->cfg->full_profile = false;
+#endif
+}
 
 
 #endif

@@ -108,6 +108,7 @@
 #include "profile.h"
 #include "predict.h"
 
+#include "gcc-compat.h"
 #include "../profiles/profile.h"
 #include "samplefdo.h"
 #include "annotate.h"
@@ -354,7 +355,7 @@ sfdo_cool_revived_function (cgraph_node *node)
     return 0;
   /* The counts again from the probabilities; what no flow reaches now
      never ran.  */
-  rebuild_frequencies ();
+  sfdo_counts_from_probabilities ();
   FOR_EACH_BB_FN (bb, cfun)
     if (bb->count.initialized_p () && !bb->count.nonzero_p ())
       {

@@ -203,7 +203,124 @@ sfdo_innermost_profile (const struct sfdo_prof_func *f, gimple *stmt,
   return f;
 }
 
-/* The count F records at (OFFSET, DISC); failing an exact match, the
+/* The blocks the current body has each line of each profile its
+   statements reach in, while sfdo_line_groups_begin's table stands:
+   (profile, line offset, block index), sorted, without repeats.  */
+struct sfdo_line_block
+{
+  uintptr_t func;
+  uint32_t offset;
+  int block;
+};
+
+static vec<sfdo_line_block> body_line_blocks;
+
+static int
+line_block_cmp (const void *a, const void *b)
+{
+  const sfdo_line_block *x = (const sfdo_line_block *) a;
+  const sfdo_line_block *y = (const sfdo_line_block *) b;
+  if (x->func != y->func)
+    return x->func < y->func ? -1 : 1;
+  if (x->offset != y->offset)
+    return x->offset < y->offset ? -1 : 1;
+  return x->block < y->block ? -1 : x->block > y->block;
+}
+
+void
+sfdo_line_groups_begin (const struct sfdo_prof_func *f)
+{
+  basic_block bb;
+
+  body_line_blocks.truncate (0);
+  FOR_EACH_BB_FN (bb, cfun)
+    for (gimple_stmt_iterator gsi = gsi_start_nondebug_bb (bb);
+	 !gsi_end_p (gsi); gsi_next_nondebug (&gsi))
+      {
+	uint32_t off;
+	const struct sfdo_prof_func *g
+	  = sfdo_innermost_profile (f, gsi_stmt (gsi), &off);
+	if (g)
+	  body_line_blocks.safe_push ({ (uintptr_t) g, off, bb->index });
+      }
+  body_line_blocks.qsort (line_block_cmp);
+  unsigned k = 0;
+  for (unsigned i = 0; i < body_line_blocks.length (); i++)
+    if (!k || line_block_cmp (&body_line_blocks[i], &body_line_blocks[k - 1]))
+      body_line_blocks[k++] = body_line_blocks[i];
+  body_line_blocks.truncate (k);
+}
+
+void
+sfdo_line_groups_end (void)
+{
+  body_line_blocks.release ();
+}
+
+/* Whether the current body has every statement of line OFFSET of F in one
+   block (false when no table stands).  */
+
+static bool
+body_line_in_one_block (const struct sfdo_prof_func *f, uint32_t offset)
+{
+  sfdo_line_block key = { (uintptr_t) f, offset, 0 };
+  unsigned lo = 0, hi = body_line_blocks.length ();
+
+  while (lo < hi)
+    {
+      unsigned mid = (lo + hi) / 2;
+      if (line_block_cmp (&body_line_blocks[mid], &key) < 0)
+	lo = mid + 1;
+      else
+	hi = mid;
+    }
+  return lo < body_line_blocks.length ()
+	 && body_line_blocks[lo].func == key.func
+	 && body_line_blocks[lo].offset == offset
+	 && (lo + 1 == body_line_blocks.length ()
+	     || body_line_blocks[lo + 1].func != key.func
+	     || body_line_blocks[lo + 1].offset != offset);
+}
+
+/* The only record F has at line OFFSET, whatever its discriminator; NULL
+   if it has none or several.  */
+
+static const struct sfdo_prof_line *
+sole_line_at (const struct sfdo_prof_func *f, uint32_t offset)
+{
+  const struct sfdo_prof_line *l = NULL;
+
+  for (size_t i = 0; i < f->nlines; i++)
+    if (f->lines[i].offset == offset)
+      {
+	if (l)
+	  return NULL;
+	l = &f->lines[i];
+      }
+  return l;
+}
+
+/* The record F has for (OFFSET, DISC), or NULL: an exact match, else the
+   line's only record where this body has the line in one block too.  One
+   block at the line in the profiled binary and one here are the same
+   block, numbered otherwise: by another GCC (GCC 12 gave each of a
+   block's lines the block's discriminator, so every line of a loop body
+   took the number its latch's line needed; GCC 13 and newer number
+   statements, with a new number after each call, and GCC 16 every block
+   a line spans), or by a build whose blocks split otherwise.  */
+
+static const struct sfdo_prof_line *
+line_record (const struct sfdo_prof_func *f, uint32_t offset, uint32_t disc)
+{
+  const struct sfdo_prof_line *l = sfdo_prof_func_find_line (f, offset, disc);
+
+  if (!l && (l = sole_line_at (f, offset))
+      && !body_line_in_one_block (f, offset))
+    l = NULL;
+  return l;
+}
+
+/* The count F records at (OFFSET, DISC) (line_record); failing that, the
    line's count where F holds no discriminator at all: the profiled
    binary's line table kept none for the function (-O3's loop nests keep
    only 0: GCC's init-array.c).  Where F holds some, the profiled binary
@@ -213,30 +330,29 @@ sfdo_innermost_profile (const struct sfdo_prof_func *f, gimple *stmt,
    handlers), so it is not measured.  Taking the line's largest count
    there gave three blocks of Lua's OP_IDIV 21 million executions each,
    which the flow then had to take out of the interpreter's real paths.
-   Return false if F has nothing to say; *EXACT says whether F holds
-   (OFFSET, DISC) itself.  */
+   Return false if F has nothing to say; *EXACT says whether the count is
+   the record's.  */
 
 static bool
 line_count (const struct sfdo_prof_func *f, uint32_t offset, uint32_t disc,
 	    uint64_t *count, bool *exact)
 {
-  const struct sfdo_prof_line *l = sfdo_prof_func_find_line (f, offset, disc);
+  const struct sfdo_prof_line *l = line_record (f, offset, disc);
 
-  *count = 0;
+  *count = l ? l->count : 0;
   *exact = l != NULL;
-  if (!l && disc != 0)
-    {
-      /* F's lines are sorted by (offset, discriminator): the line's other
-	 discriminators follow its record at 0.  */
-      l = sfdo_prof_func_find_line (f, offset, 0);
-      if (l && l + 1 < f->lines + f->nlines && l[1].offset == offset)
-	return false;
-      for (size_t i = 0; l && i < f->nlines; i++)
-	if (f->lines[i].discriminator != 0)
-	  return false;
-    }
-  if (!l)
+  if (l)
+    return true;
+  if (disc == 0)
     return false;
+  /* F's lines are sorted by (offset, discriminator): the line's other
+     discriminators follow its record at 0.  */
+  l = sfdo_prof_func_find_line (f, offset, 0);
+  if (!l || (l + 1 < f->lines + f->nlines && l[1].offset == offset))
+    return false;
+  for (size_t i = 0; i < f->nlines; i++)
+    if (f->lines[i].discriminator != 0)
+      return false;
   *count = l->count;
   return true;
 }
@@ -250,6 +366,25 @@ sfdo_stmt_count (const struct sfdo_prof_func *f, gimple *stmt, unsigned disc,
   *exact = false;
   f = sfdo_innermost_profile (f, stmt, &off);
   return f && line_count (f, off, disc, count, exact);
+}
+
+bool
+sfdo_call_count (const struct sfdo_prof_func *f, gimple *call, unsigned disc,
+		 tree callee, uint64_t *count)
+{
+  uint32_t off;
+  const struct sfdo_prof_line *l;
+
+  f = sfdo_innermost_profile (f, call, &off);
+  if (!f || !(l = line_record (f, off, disc)))
+    return false;
+  for (size_t k = 0; k < l->ntargets; k++)
+    if (names_decl (l->targets[k].name, callee))
+      {
+	*count = l->targets[k].count;
+	return true;
+      }
+  return false;
 }
 
 const struct sfdo_prof_func *

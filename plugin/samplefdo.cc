@@ -33,6 +33,7 @@
 #include "opts.h"
 #include "flags.h"
 #include "hash-map.h"
+#include "gcc-compat.h"
 
 #include "../profiles/profile.h"
 #include "samplefdo.h"
@@ -392,6 +393,8 @@ enable_feedback_optimizations (void)
   if (sfdo_family_on (SFDO_FAMILY_ICALL)
       && !set->x_flag_devirtualize_speculatively)
     o->x_flag_devirtualize_speculatively = 0;
+  sfdo_enable_version_feedback_flags (o, set,
+				      sfdo_family_on (SFDO_FAMILY_ICALL));
   /* There is no .gcda: coverage must not warn that it is missing.  */
   if (!set->x_warn_missing_profile)
     o->x_warn_missing_profile = 0;
@@ -466,8 +469,8 @@ inherit_dump_settings (opt_pass *pass)
 }
 
 /* Register the pass: in place of "profile", or beside it under
-   dump-only, where GCC's own counts are what is dumped; and the guard
-   of the vectorizer's zero counts (counts.cc).  */
+   dump-only, where GCC's own counts are what is dumped; and, on GCC 12,
+   the guard of the vectorizer's zero counts (counts.cc).  */
 
 static void
 register_pass (const char *base)
@@ -483,6 +486,8 @@ register_pass (const char *base)
   if (sfdo_opts.dump_only)
     return;
   inherit_dump_settings (pass_info.pass);
+  if (!SFDO_GCC_VECT_DIVIDES_BY_ZERO)
+    return;
   zeros_info.pass = sfdo_make_zeros_pass (g);
   zeros_info.reference_pass_name = "vect";
   zeros_info.ref_pass_instance_number = 1;

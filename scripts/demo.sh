@@ -20,6 +20,8 @@
 #
 # Environment:
 #   SFDO_BUILD       where make put the tools (default build)
+#   SFDO_GCC         the GCC to build with (default gcc; make plugin
+#                    GCC=... must have built the plugin for it)
 #   SFDO_PERF_EVENT  the perf event to sample (default cycles:u, or
 #                    cpu-clock:u on a machine without a hardware PMU)
 #   SFDO_DEMO_RUNS   timed runs of each build in step 7 (default 5)
@@ -35,6 +37,7 @@ readonly BUILD=${SFDO_BUILD:-build}
 readonly OUT=demo-out
 readonly RUNS=${SFDO_DEMO_RUNS:-5}
 readonly CFLAGS=(-std=c11 -O2 -g)
+readonly CC=${SFDO_GCC:-gcc}
 readonly CONVERT=$BUILD/sfdo-convert
 readonly PROFILE_TOOL=$BUILD/sfdo-profile
 readonly PLUGIN=$BUILD/samplefdo.so
@@ -109,8 +112,8 @@ median() {
 mkdir -p "$OUT"
 
 # --- 1 ----------------------------------------------------------------------
-step "build examples/demo.c with gcc ${CFLAGS[*]}"
-gcc "${CFLAGS[@]}" examples/demo.c -o "$OUT/demo"
+step "build examples/demo.c with $CC ${CFLAGS[*]}"
+"$CC" "${CFLAGS[@]}" examples/demo.c -o "$OUT/demo"
 say "built $OUT/demo; its output:"
 "$OUT/demo" >"$OUT/demo.out"
 sed 's/^/    /' "$OUT/demo.out"
@@ -179,7 +182,7 @@ nm -D --defined-only "$PLUGIN" >"$OUT/plugin-symbols.txt" 2>&1 ||
 grep -qw plugin_init "$OUT/plugin-symbols.txt" ||
     fail "$PLUGIN defines no plugin_init: it is not a GCC plugin" \
          "rebuild it: make all"
-rebuild=(gcc "${CFLAGS[@]}" "-fplugin=$PLUGIN"
+rebuild=("$CC" "${CFLAGS[@]}" "-fplugin=$PLUGIN"
          "-fplugin-arg-samplefdo-profile=$OUT/demo.prof"
          examples/demo.c -o "$OUT/demo-fdo")
 say "${rebuild[*]}"

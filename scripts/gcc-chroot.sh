@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gcc-chroot.sh - a Debian sid chroot with GCC 13, 14, 15 and 16 and their
+# gcc-chroot.sh - a Debian sid chroot with GCC 12 (12.5), 13, 14, 15 and 16 and their
 # plugin headers, made once and cached, for building and testing sfdo with
 # the compilers current distributions ship.
 #
@@ -35,6 +35,7 @@ readonly MIRROR=${SFDO_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # What the tools, the plugin for each GCC and the plugin's tests need.
 readonly PACKAGES=(
     make binutils
+    gcc-12 g++-12 gcc-12-plugin-dev
     gcc-13 g++-13 gcc-13-plugin-dev
     gcc-14 g++-14 gcc-14-plugin-dev
     gcc-15 g++-15 gcc-15-plugin-dev

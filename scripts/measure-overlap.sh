@@ -27,7 +27,8 @@
 # Environment: SFDO_RECORD_MODE (default timer); PERF_EVENT, PERF_PERIOD
 #   (timer; default: what scripts/perf-event.sh picks); SFDO_EMU_PERIOD
 #   (emu*: instructions per sample, default 100003); SFDO_BUILD (default
-#   build/), CC (default gcc).
+#   build/), SFDO_GCC (or CC; default gcc), SFDO_PROFILED_GCC (default
+#   SFDO_GCC).
 #
 # Exit status: 0 measured; 1 a step failed (its message on stderr); 2 usage.
 
@@ -41,7 +42,10 @@ work=$1 name=$2 src=$(realpath "$3")
 shift 3
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${SFDO_BUILD:-$root/build}
-cc=${CC:-gcc}
+cc=${SFDO_GCC:-${CC:-gcc}}
+# The GCC that builds the profiled binary (default: the same): a profile
+# from another GCC version, read by this one.
+profiled_cc=${SFDO_PROFILED_GCC:-$cc}
 plugin=(-fplugin="$build/samplefdo.so")
 mode=${SFDO_RECORD_MODE:-timer}
 emu_period=${SFDO_EMU_PERIOD:-100003}
@@ -66,7 +70,7 @@ die() {
 mkdir -p "$work"
 cd "$work"
 rm -f ./*.gcda "$name".{ref,sfdo,static}.dump
-"$cc" -std=gnu11 -O2 -g "$src" -o "$name" || die "the -O2 build failed"
+"$profiled_cc" -std=gnu11 -O2 -g "$src" -o "$name" || die "the -O2 build failed"
 case $mode in
     timer) perf record -q --no-bpf-event -e "$PERF_EVENT" -c "$PERF_PERIOD" \
                -o "$name.data" -- "./$name" "$@" >/dev/null 2>"$name.perf.err" ||

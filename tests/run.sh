@@ -76,7 +76,7 @@ run_other_gcc () {
     printf '%-44s FAIL\n' "gcc-$n: build"; tail -n 30 "$log" | sed 's/^/    /'
     return
   fi
-  scripts/gcc-chroot.sh run env SFDO_BUILD="$PWD/build/sid" SFDO_GCC="gcc-$n" \
+  scripts/gcc-chroot.sh run env SFDO_BUILD="$PWD/build/sid" SFDO_GCC="gcc-$n" CC=gcc-16 \
       SFDO_TEST_LOGS="$log_dir/gcc-$n" tests/run.sh --plugin-only 2>&1 |
     tee -a "$log" | sed -n "s|^tests/|gcc-$n: tests/|p; s|^    |    |p"
   local summary p f s

@@ -12,6 +12,8 @@ set -euo pipefail
 need_built sfdo-convert sfdo-profile
 need_plugin
 need_perf
+[[ $SFDO_BUILD -ef $SFDO_ROOT/build ]] ||
+    skip "the quick bench runs with the tools of build/ (it builds with SFDO_BENCH_CC, default gcc); this run's tools are $SFDO_BUILD"
 status=0
 "$SFDO_ROOT/bench/real-bench.sh" --quick >"$TEST_TMP/bench.log" 2>&1 || status=$?
 if ((status == 77)); then

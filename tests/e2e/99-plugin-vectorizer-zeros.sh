@@ -11,7 +11,7 @@
 # A loop into a local array (no alias check, so the vectorizer may skip
 # to the epilogue) whose one arm a hand-written profile says never ran,
 # with too few samples for the zero to be believed.  The build must
-# succeed and the loop be vectorized.
+# succeed and the loop be vectorized, with every GCC.
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -57,6 +57,13 @@ grep -Eq '^ *bb [0-9]+ lines 8 raw 0 smoothed 0 final 0' t.dump ||
   fail "the profile did not give the loop's arm a zero count: $(cat t.dump)"
 grep -q 't.c:7:.*loop vectorized' t.err ||
   fail "the loop was not vectorized, so the test shows nothing: $(cat t.err)"
-grep -Eq '[1-9][0-9]* zero counts of blocks made GUESSED before the vectorizer' t.err ||
-  fail "the plugin changed no zero count before the vectorizer: $(cat t.err)"
+# The guard is GCC 12's: from GCC 13 on the vectorizer scales without
+# dividing by such a zero, and the plugin registers no pass for it.
+if [[ $("$SFDO_GCC" -dumpversion) == 12* ]]; then
+  grep -Eq '[1-9][0-9]* zero counts of blocks made GUESSED before the vectorizer' t.err ||
+    fail "the plugin changed no zero count before the vectorizer: $(cat t.err)"
+else
+  ! grep -q 'made GUESSED before the vectorizer' t.err ||
+    fail "the plugin guarded the vectorizer of $SFDO_GCC, which needs no guard"
+fi
 echo "$TEST_NAME: a loop with a zero-count arm vectorized without a crash"
