@@ -1,6 +1,7 @@
 /* recorder/events.c - detecting the PMU, encoding event names through
-   libpfm4, listing events (events.h).  The choice itself is in
-   events_choose.c.  */
+   libpfm4 (perf's software events also without it: events_sw.c),
+   listing events (events.h).  The choice itself is in events_choose.c.  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,15 +13,27 @@
 
 #include "events.h"
 
-#define CPU_PMU "/sys/bus/event_source/devices/cpu"
+#define PMU_DIR "/sys/bus/event_source/devices"
+#define CPU_PMU PMU_DIR "/cpu"
+#define PERF_PARANOID "/proc/sys/kernel/perf_event_paranoid"
+
+/* pfm_initialize()'s result: libpfm4 wants it called once.  */
+static int
+pfm_init_rc (void)
+{
+  static int tried, rc;
+  if (!tried)
+    {
+      rc = pfm_initialize ();
+      tried = 1;
+    }
+  return rc;
+}
 
 static int
 pfm_ready (void)
 {
-  static int state;             /* 0 not tried, 1 ready, -1 failed */
-  if (!state)
-    state = pfm_initialize () == PFM_SUCCESS ? 1 : -1;
-  return state > 0;
+  return pfm_init_rc () == PFM_SUCCESS;
 }
 
 /* The unsigned number in file PATH, or 0.  */
@@ -134,6 +147,9 @@ pfm_encode (const char *name, struct perf_event_attr *attr, char **fstr)
   pfm_perf_encode_arg_t arg;
   memset (&arg, 0, sizeof arg);
   memset (attr, 0, sizeof *attr);
+  /* Our size, so that libpfm4 fills the whole struct (with 0 it takes
+     perf_event's first 64-byte layout).  */
+  attr->size = sizeof *attr;
   arg.attr = attr;
   arg.size = sizeof arg;
   arg.fstr = fstr;
@@ -141,33 +157,119 @@ pfm_encode (const char *name, struct perf_event_attr *attr, char **fstr)
                                     &arg);
 }
 
+/* libpfm4's encoding of NAME, or of BARE (NAME without perf's modifiers)
+   when it has some (P >= 0) and libpfm4 does not take them.  */
+static int
+pfm_lookup (const char *name, const char *bare, int p,
+            struct perf_event_attr *attr)
+{
+  if (!pfm_ready ())
+    return pfm_init_rc ();
+  char *fstr = NULL;
+  int rc = pfm_encode (name, attr, &fstr);
+  free (fstr);
+  if (rc != PFM_SUCCESS && p >= 0)
+    {
+      fstr = NULL;
+      rc = pfm_encode (bare, attr, &fstr);
+      free (fstr);
+    }
+  return rc;
+}
+
+/* Whether libpfm4 encodes for perf_event at all.  It turns that layer on
+   only when it detects the kernel's perf_event (4.13.0: by
+   /proc/sys/kernel/perf_event_paranoid; later snapshots also need a PMU
+   listed under /sys/bus/event_source/devices).  When it is off, every
+   name fails with PFM_ERR_NOTSUPP before it is looked at, so a name no
+   PMU has tells the two apart: PFM_ERR_NOTFOUND when the layer is on.  */
+static int
+pfm_perf_layer_on (void)
+{
+  struct perf_event_attr a;
+  char *fstr = NULL;
+  int rc = pfm_encode ("SFDO_RECORD_NO_SUCH_EVENT", &a, &fstr);
+  free (fstr);
+  return rc != PFM_ERR_NOTSUPP;
+}
+
+/* Whether DIR has an entry besides . and ..  */
+static int
+dir_has_entries (const char *dir)
+{
+  DIR *d = opendir (dir);
+  struct dirent *e;
+  int found = 0;
+  while (d && !found && (e = readdir (d)))
+    found = strcmp (e->d_name, ".") && strcmp (e->d_name, "..");
+  if (d)
+    closedir (d);
+  return found;
+}
+
+/* Why libpfm4's perf_event layer is off, as far as we can tell from
+   what it looks at.  */
+static const char *
+why_perf_layer_off (void)
+{
+  if (access (PERF_PARANOID, F_OK))
+    return "no " PERF_PARANOID " (is /proc mounted?)";
+  if (!dir_has_entries (PMU_DIR))
+    return "no PMU under " PMU_DIR " (is /sys mounted?), which libpfm4"
+           " after 4.13.0 requires";
+  return "it does not detect the kernel's perf_event";
+}
+
+/* ATTR for perf's software event BARE, without libpfm4.  Returns 0 when
+   BARE is not one.  */
+static int
+software_attr (const char *bare, struct perf_event_attr *attr)
+{
+  uint64_t config;
+  if (!sfdo_rec_software_event (bare, &config))
+    return 0;
+  memset (attr, 0, sizeof *attr);
+  attr->type = PERF_TYPE_SOFTWARE;
+  attr->config = config;
+  /* As libpfm4 and perf set it: the same attr whoever encoded it.  */
+  attr->exclude_guest = 1;
+  return 1;
+}
+
+/* The error for NAME, which neither libpfm4 (RC) nor the software table
+   knows.  Kept under sfdo_error's 256 bytes.  */
+static enum sfdo_errc
+unknown_event (const char *name, int rc, struct sfdo_error *err)
+{
+  if (!pfm_ready ())
+    return sfdo_error_set (err, SFDO_E_USAGE, name, SFDO_NO_OFFSET, 0, 0,
+                           "libpfm4 does not initialise here (%s), so only"
+                           " perf's software events (cpu-clock, task-clock..."
+                           ") can be named", pfm_strerror (rc));
+  if (rc == PFM_ERR_NOTSUPP && !pfm_perf_layer_on ())
+    return sfdo_error_set (err, SFDO_E_USAGE, name, SFDO_NO_OFFSET, 0, 0,
+                           "libpfm4 cannot look up event names here: %s;"
+                           " only perf's software events (cpu-clock,"
+                           " task-clock...) work without it",
+                           why_perf_layer_off ());
+  return sfdo_error_set (err, SFDO_E_USAGE, name, SFDO_NO_OFFSET, 0, 0,
+                         "unknown event (libpfm4: %s); sfdo-record"
+                         " --list-events lists the events of this PMU",
+                         pfm_strerror (rc));
+}
+
 enum sfdo_errc
 sfdo_rec_encode (const char *name, int precise, struct perf_event_attr *attr,
                  char *canon, size_t canon_size, struct sfdo_error *err)
 {
-  if (!pfm_ready ())
-    return sfdo_error_set (err, SFDO_E_USAGE, name, SFDO_NO_OFFSET, 0, 0,
-                           "libpfm4 does not initialise here, so no event"
-                           " name can be looked up");
-  char base[256], *fstr = NULL;
+  char base[256];
   int p = perf_modifiers (name, base, sizeof base);
-  int rc = pfm_encode (name, attr, &fstr);
-  if (rc != PFM_SUCCESS && p >= 0)
-    {
-      free (fstr);
-      fstr = NULL;
-      rc = pfm_encode (base, attr, &fstr);
-    }
-  if (rc != PFM_SUCCESS)
-    {
-      free (fstr);
-      return sfdo_error_set (err, SFDO_E_USAGE, name, SFDO_NO_OFFSET, 0, 0,
-                             "unknown event (libpfm4: %s); sfdo-record"
-                             " --list-events lists the events of this PMU",
-                             pfm_strerror (rc));
-    }
-  snprintf (canon, canon_size, "%s", p >= 0 ? base : name);
-  free (fstr);
+  const char *bare = p >= 0 ? base : name;
+  /* libpfm4 first: it knows every name, where it can encode at all.  */
+  int rc = pfm_lookup (name, bare, p, attr);
+  if (rc != PFM_SUCCESS && !software_attr (bare, attr))
+    return unknown_event (name, rc, err);
+  snprintf (canon, canon_size, "%s", bare);
   attr->size = sizeof *attr;
   attr->exclude_kernel = 1;
   attr->exclude_hv = 1;
@@ -198,9 +300,19 @@ list_pmu_events (FILE *out, pfm_pmu_t pmu, const pfm_pmu_info_t *pinfo)
 void
 sfdo_rec_list_events (FILE *out)
 {
+  sfdo_rec_list_software (out);
   if (!pfm_ready ())
     {
-      fprintf (out, "libpfm4 does not initialise here: no event list\n");
+      fprintf (out, "libpfm4 does not initialise here (%s): only the"
+                    " software events above can be named\n",
+               pfm_strerror (pfm_init_rc ()));
+      return;
+    }
+  if (!pfm_perf_layer_on ())
+    {
+      fprintf (out, "libpfm4 cannot look up event names here: %s; only"
+                    " the software events above can be named\n",
+               why_perf_layer_off ());
       return;
     }
   pfm_pmu_t pmu;
@@ -217,11 +329,10 @@ sfdo_rec_list_events (FILE *out)
              pinfo.nevents);
     list_pmu_events (out, pmu, &pinfo);
   }
-  fprintf (out, "perf's generic names work too: cycles, instructions,"
-                " branches, branch-misses, cpu-clock, task-clock,"
-                " page-faults...; :u, :p, :pp suffixes as in perf\n");
+  fprintf (out, "perf's generic hardware names work too: cycles,"
+                " instructions, branches, branch-misses...; :u, :p, :pp"
+                " suffixes as in perf\n");
   if (!hardware)
     fprintf (out, "note: libpfm4 finds no hardware (core) PMU here: only"
-                  " the software events (perf::PERF_COUNT_SW_*) can"
-                  " sample\n");
+                  " the software events can sample\n");
 }

@@ -13,7 +13,9 @@
  *   sfdo_rec_encode()  an event name (libpfm4's, such as
  *                      INST_RETIRED:ANY_P, or perf's generic ones, such
  *                      as cycles or cpu-clock:u) to a perf_event_attr
- *                      counting user space only.
+ *                      counting user space only; perf's software events
+ *                      (sfdo_rec_software_event) even where libpfm4
+ *                      cannot encode anything.
  * sfdo_rec_list_events() prints what --list-events shows.  */
 #ifndef SFDO_RECORDER_EVENTS_H
 #define SFDO_RECORDER_EVENTS_H
@@ -83,16 +85,29 @@ enum sfdo_errc sfdo_rec_choose (const struct sfdo_rec_caps *caps,
 int sfdo_rec_fall_back (struct sfdo_rec_choice *c, int branches_required);
 
 /* Encode event NAME into ATTR (zeroed first): libpfm4 names and perf's
-   generic names, with perf's :u/:k/:p modifiers too.  Always user space
+   generic names, with perf's :u/:k/:p modifiers too; perf's software
+   events without libpfm4 when it cannot encode them.  Always user space
    only (exclude_kernel, exclude_hv); PRECISE is the precise_ip unless
    the name asks for more.  CANON (CANON_SIZE bytes) gets the name to
-   write in the file.  Unknown names: SFDO_E_USAGE naming NAME.  */
+   write in the file.  Unknown names, and names libpfm4 cannot look up
+   here: SFDO_E_USAGE naming NAME and saying which.  */
 enum sfdo_errc sfdo_rec_encode (const char *name, int precise,
                                 struct perf_event_attr *attr, char *canon,
                                 size_t canon_size, struct sfdo_error *err);
 
-/* Print the events this machine's PMUs offer, and perf's generic
-   hardware and software names, one a line.  */
+/* Print perf's software events, the events this machine's PMUs offer
+   (or why libpfm4 cannot say), and perf's generic hardware names, one a
+   line.  */
 void sfdo_rec_list_events (FILE *out);
+
+/* Whether NAME, without modifiers, is one of perf's software events:
+   perf's name (cpu-clock, page-faults) or short name (cs, faults), or
+   libpfm4's (PERF_COUNT_SW_CPU_CLOCK, CPU-CLOCK), each also after
+   "perf::", in any case.  Sets *CONFIG, the PERF_TYPE_SOFTWARE config.
+   Needs no libpfm4 (events_sw.c).  */
+int sfdo_rec_software_event (const char *name, uint64_t *config);
+
+/* Print those events, one a line with libpfm4's name.  */
+void sfdo_rec_list_software (FILE *out);
 
 #endif

@@ -2,8 +2,9 @@
  * default event choice on fake PMU descriptions (Intel with LBR, AMD Zen
  * 4 and Zen 3, PMUs without branch sampling, no PMU at all) and its
  * fallbacks, event name encoding (the chosen names too, with libpfm4
- * forced to those CPUs' PMUs), the period jitter, attr preparation and
- * ELF build-ids.  */
+ * forced to those CPUs' PMUs; perf's software events with libpfm4 unable
+ * to encode anything), the period jitter, attr preparation and ELF
+ * build-ids.  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -176,6 +177,148 @@ test_encode (void **state)
                                      sizeof canon, &err), SFDO_E_USAGE);
   assert_string_equal (err.path, "NO_SUCH_EVENT:X");
   assert_non_null (strstr (err.msg, "unknown event"));
+}
+
+/* perf's software events by each of their names, without libpfm4: the
+   table sfdo-record falls back on.  */
+static void
+test_software_names (void **state)
+{
+  (void) state;
+  static const struct { const char *name; uint64_t config; } known[] = {
+    { "cpu-clock", PERF_COUNT_SW_CPU_CLOCK },
+    { "task-clock", PERF_COUNT_SW_TASK_CLOCK },
+    { "TASK-CLOCK", PERF_COUNT_SW_TASK_CLOCK },
+    { "perf::cpu-clock", PERF_COUNT_SW_CPU_CLOCK },
+    { "perf::PERF_COUNT_SW_CPU_CLOCK", PERF_COUNT_SW_CPU_CLOCK },
+    { "PERF_COUNT_SW_TASK_CLOCK", PERF_COUNT_SW_TASK_CLOCK },
+    { "faults", PERF_COUNT_SW_PAGE_FAULTS },
+    { "PERF::CS", PERF_COUNT_SW_CONTEXT_SWITCHES },
+    { "perf::PERF_COUNT_SW_PAGE_FAULTS_MIN", PERF_COUNT_SW_PAGE_FAULTS_MIN },
+    { "major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ },
+    { "migrations", PERF_COUNT_SW_CPU_MIGRATIONS },
+  };
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    {
+      uint64_t config = 99;
+      assert_true (sfdo_rec_software_event (known[i].name, &config));
+      assert_int_equal (config, known[i].config);
+    }
+  /* Modifiers are sfdo_rec_encode's to strip; hardware names are
+     libpfm4's.  */
+  static const char *const not_sw[] = {
+    "cpu-clock:u", "cycles", "instructions", "", "perf::", "PERF_COUNT_SW_",
+    "cpu-clocks", "perf::perf::cpu-clock", "PERF_COUNT_HW_CPU_CYCLES",
+    "PERF_COUNT_SW_cpu-clock", "dummy",
+  };
+  for (size_t i = 0; i < sizeof not_sw / sizeof not_sw[0]; i++)
+    {
+      uint64_t config = 99;
+      assert_false (sfdo_rec_software_event (not_sw[i], &config));
+      assert_int_equal (config, 99);
+    }
+}
+
+/* argv[1] that makes this program run software_checks () instead.  */
+#define SOFTWARE_CHECKS "--software-checks"
+
+/* The fields of a software event's attr a recording depends on.  */
+struct sw_attr {
+  uint32_t type, size;
+  uint64_t config;
+  unsigned excl_user, excl_kernel, excl_hv, excl_guest, precise;
+  char canon[32];
+};
+
+/* NAME through sfdo_rec_encode, into OUT.  Returns its result.  */
+static enum sfdo_errc
+encode_sw (const char *name, struct sw_attr *out, struct sfdo_error *err)
+{
+  struct perf_event_attr a;
+  memset (out, 0, sizeof *out);
+  enum sfdo_errc rc = sfdo_rec_encode (name, 0, &a, out->canon,
+                                       sizeof out->canon, err);
+  out->type = a.type;
+  out->size = a.size;
+  out->config = a.config;
+  out->excl_user = a.exclude_user;
+  out->excl_kernel = a.exclude_kernel;
+  out->excl_hv = a.exclude_hv;
+  out->excl_guest = a.exclude_guest;
+  out->precise = a.precise_ip;
+  return rc;
+}
+
+/* The checks of test_software_without_libpfm4, in the fresh process it
+   runs: libpfm4 cannot encode cpu-clock, yet sfdo_rec_encode can, and
+   says clearly what it cannot.  Returns 0, or which check failed.  */
+static int
+software_checks (int to_parent)
+{
+  pfm_perf_encode_arg_t arg;
+  struct perf_event_attr a;
+  memset (&arg, 0, sizeof arg);
+  memset (&a, 0, sizeof a);
+  arg.attr = &a;
+  arg.size = sizeof arg;
+  if (pfm_get_os_event_encoding ("cpu-clock", PFM_PLM3,
+                                 PFM_OS_PERF_EVENT_EXT, &arg) == PFM_SUCCESS)
+    return 1;                   /* the test would show nothing */
+  struct sw_attr sw;
+  struct sfdo_error err;
+  sfdo_error_clear (&err);
+  if (encode_sw ("cpu-clock", &sw, &err) != SFDO_OK
+      || sw.type != PERF_TYPE_SOFTWARE || sw.config != PERF_COUNT_SW_CPU_CLOCK
+      || strcmp (sw.canon, "cpu-clock"))
+    return 2;
+  if (encode_sw ("perf::TASK-CLOCK:k", &sw, &err) != SFDO_OK
+      || sw.config != PERF_COUNT_SW_TASK_CLOCK || !sw.excl_kernel
+      || sw.excl_user || strcmp (sw.canon, "perf::TASK-CLOCK"))
+    return 3;                   /* user space only, as with libpfm4 */
+  if (encode_sw ("cycles", &sw, &err) != SFDO_E_USAGE
+      || strcmp (err.path, "cycles") || !strstr (err.msg, "libpfm4"))
+    return 4;                   /* a hardware name stays libpfm4's */
+  if (encode_sw ("task-clock:u", &sw, &err) != SFDO_OK
+      || write (to_parent, &sw, sizeof sw) != (ssize_t) sizeof sw)
+    return 5;
+  return 0;
+}
+
+/* perf's software events encode whatever libpfm4 knows: in a process
+   with libpfm4 forced to a PMU no version of it has (so its tables hold
+   no perf:: events and it encodes nothing), cpu-clock and task-clock
+   still encode, and to the attr they get here, where libpfm4 may encode
+   them itself.  The process is this program run afresh: libpfm4, once
+   initialised, keeps its PMUs active through pfm_terminate().  */
+static void
+test_software_without_libpfm4 (void **state)
+{
+  (void) state;
+  int fds[2];
+  assert_int_equal (pipe (fds), 0);
+  pid_t pid = fork ();
+  assert_true (pid >= 0);
+  if (pid == 0)
+    {
+      char fd[16];
+      close (fds[0]);
+      snprintf (fd, sizeof fd, "%d", fds[1]);
+      setenv ("LIBPFM_FORCE_PMU", "sfdo_no_such_pmu", 1);
+      execl ("/proc/self/exe", "test_recorder", SOFTWARE_CHECKS, fd,
+             (char *) NULL);
+      _exit (127);
+    }
+  close (fds[1]);
+  struct sw_attr without, here;
+  ssize_t got = read (fds[0], &without, sizeof without);
+  close (fds[0]);
+  int status = -1;
+  waitpid (pid, &status, 0);
+  assert_true (WIFEXITED (status));
+  assert_int_equal (WEXITSTATUS (status), 0);
+  assert_int_equal (got, (ssize_t) sizeof without);
+  assert_int_equal (encode_sw ("task-clock:u", &here, NULL), SFDO_OK);
+  assert_memory_equal (&without, &here, sizeof here);
 }
 
 /* Encode every event CAPS's choice names, with libpfm4 made to believe
@@ -395,8 +538,10 @@ test_run_returns_errors (void **state)
 }
 
 int
-main (void)
+main (int argc, char **argv)
 {
+  if (argc == 3 && !strcmp (argv[1], SOFTWARE_CHECKS))
+    return software_checks (atoi (argv[2]));
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_intel_lbr),
     cmocka_unit_test (test_amd_branch_sampling),
@@ -404,6 +549,8 @@ main (void)
     cmocka_unit_test (test_no_pmu),
     cmocka_unit_test (test_fall_back),
     cmocka_unit_test (test_encode),
+    cmocka_unit_test (test_software_names),
+    cmocka_unit_test (test_software_without_libpfm4),
     cmocka_unit_test (test_choices_encode),
     cmocka_unit_test (test_jitter),
     cmocka_unit_test (test_prepare_attr),
