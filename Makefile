@@ -217,7 +217,7 @@ install: all
 	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
 	install -m 755 $(PLUGIN_LOADER) $(DESTDIR)$(SPECDIR)/samplefdo.so
 	install -m 755 $(B)/samplefdo-gcc*.so $(DESTDIR)$(SPECDIR)/
-	sed 's|@PLUGIN@|$(SPECDIR)/samplefdo.so|' plugin/sfdo.specs.in \
+	sed 's|@PLUGIN@|$(SPECDIR)/samplefdo.so|g' plugin/sfdo.specs.in \
 	  > $(DESTDIR)$(SPECDIR)/sfdo.specs
 	if [ -f $(EMU_TOOL) ]; then \
 	  install -m 755 $(EMU_TOOL) $(DESTDIR)$(SPECDIR)/sfdoemu-amd64-linux; fi

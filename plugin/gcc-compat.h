@@ -99,6 +99,22 @@ sfdo_call_discriminator (tree block)
   return sfdo_loc_discriminator (BLOCK_SOURCE_LOCATION (block));
 }
 
+/* How GCC MAJOR numbers the blocks of a line (tree-cfg.cc
+   assign_discriminators; COUNTS-BY-GCC.md 13): 1, per block, a block's
+   number on all its lines (12 and older); 2, per statement, a new number
+   after a call (13 to 15); 3, every block a line spans in turn (16 and
+   newer).  A profile's discriminators name the same blocks only for a
+   GCC of the same scheme.  */
+
+static inline int
+sfdo_discriminator_scheme (unsigned major)
+{
+  return major <= 12 ? 1 : major <= 15 ? 2 : 3;
+}
+
+#define SFDO_GCC_DISCRIMINATOR_SCHEME \
+  sfdo_discriminator_scheme (BUILDING_GCC_MAJOR)
+
 /* The quality of a zero count the plugin is not sure of (no sample, but
    not evidence that the block never ran): low and cold, not "never
    executed".  GCC 12 to 15 read an AFDO zero that way; GCC 16 reads it as

@@ -973,6 +973,7 @@ annotate_unit (void)
       return;
     }
   sfdo_install_profile_info ();
+  sfdo_stats.other_numbering = sfdo_positions_begin_unit ();
   static_estimates = new hash_map<tree, sfdo_static_estimate *>;
   realign_stale_profiles (&extra, &moved);
   FOR_EACH_FUNCTION_WITH_GIMPLE_BODY (node)

@@ -18,6 +18,7 @@
 #include "gimple-iterator.h"
 #include "langhooks.h"
 #include "cgraph.h"
+#include "hash-set.h"
 
 #include "gcc-compat.h"
 #include "../profiles/profile.h"
@@ -203,6 +204,32 @@ sfdo_innermost_profile (const struct sfdo_prof_func *f, gimple *stmt,
   return f;
 }
 
+/* The GCC that built the profile's code, where it numbers discriminators
+   otherwise than this one (sfdo_positions_begin_unit; 0 if it does not),
+   and the lines of several blocks read by its numbers.  */
+static unsigned other_numbering;
+typedef pair_hash<nofree_ptr_hash<const struct sfdo_prof_func>,
+		  int_hash<unsigned, -1U, -2U> > sfdo_line_key;
+static hash_set<sfdo_line_key> *other_numbering_lines;
+
+unsigned
+sfdo_positions_begin_unit (void)
+{
+  unsigned major = sfdo_profile_gcc_major (sfdo_profile);
+
+  other_numbering = major && (sfdo_discriminator_scheme (major)
+			      != SFDO_GCC_DISCRIMINATOR_SCHEME) ? major : 0;
+  delete other_numbering_lines;
+  other_numbering_lines = other_numbering ? new hash_set<sfdo_line_key> : NULL;
+  return other_numbering;
+}
+
+unsigned
+sfdo_positions_renumbered_lines (void)
+{
+  return other_numbering_lines ? other_numbering_lines->elements () : 0;
+}
+
 /* The blocks the current body has each line of each profile its
    statements reach in, while sfdo_line_groups_begin's table stands:
    (profile, line offset, block index), sorted, without repeats.  */
@@ -313,10 +340,16 @@ static const struct sfdo_prof_line *
 line_record (const struct sfdo_prof_func *f, uint32_t offset, uint32_t disc)
 {
   const struct sfdo_prof_line *l = sfdo_prof_func_find_line (f, offset, disc);
+  const struct sfdo_prof_line *sole = sole_line_at (f, offset);
 
-  if (!l && (l = sole_line_at (f, offset))
-      && !body_line_in_one_block (f, offset))
-    l = NULL;
+  /* Reading them as they are places more counts right than leaving the
+     line to the flow (block overlap with -fprofile-use on the e2e
+     programs, profiles of GCC 12 and 13 read by 12, 13 and 16); the unit
+     says how many lines it read so.  */
+  if (l && !sole && other_numbering)
+    other_numbering_lines->add (sfdo_line_key::value_type (f, offset));
+  if (!l && sole && body_line_in_one_block (f, offset))
+    l = sole;
   return l;
 }
 

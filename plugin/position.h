@@ -36,6 +36,19 @@ const struct sfdo_prof_func *
 sfdo_innermost_profile (const struct sfdo_prof_func *f, gimple *stmt,
 			uint32_t *offset);
 
+/* Start a unit: note whether the profile's code was built by a GCC that
+   numbers the blocks of a line otherwise than this one (12, 13 to 15,
+   16: gcc-compat.h).  A line the profile holds in one block matches this
+   body's line in one block whatever their numbers (sfdo_stmt_count); the
+   discriminators of a line of several blocks may name other blocks here.
+   Returns that GCC's major, 0 if it numbers them as this one does (or
+   the profile does not say).  */
+unsigned sfdo_positions_begin_unit (void);
+
+/* How many lines of several blocks this unit read by the numbers of
+   another GCC's scheme.  */
+unsigned sfdo_positions_renumbered_lines (void);
+
 /* Note, for sfdo_stmt_count, which blocks of the current body hold each
    line of each profile its statements reach from F (the current
    function's profile), until sfdo_line_groups_end.  */

@@ -39,6 +39,7 @@
 #include "samplefdo.h"
 #include "counts.h"
 #include "loops.h"
+#include "position.h"
 
 /* GCC loads only plugins that declare this symbol.  */
 int plugin_is_GPL_compatible;
@@ -167,6 +168,26 @@ print_realignment (void)
 	       main_input_filename, note);
 }
 
+/* One line on stderr when the profile's code came from a GCC that numbers
+   the blocks of a source line otherwise than this one, and lines of
+   several blocks were read by its numbers: which GCCs, how many lines,
+   what to do.  */
+
+static void
+print_other_numbering (void)
+{
+  unsigned lines = sfdo_positions_renumbered_lines ();
+
+  if (!sfdo_stats.other_numbering || !lines)
+    return;
+  fprintf (stderr, "%s: %s: the profile's code was built by GCC %u, which "
+	   "numbers the blocks of a source line otherwise than GCC %d: on %u "
+	   "lines of several blocks its counts may sit on other blocks; a "
+	   "profile of a build by GCC %d places them exactly\n",
+	   SFDO_PLUGIN_NAME, main_input_filename, sfdo_stats.other_numbering,
+	   BUILDING_GCC_MAJOR, lines, BUILDING_GCC_MAJOR);
+}
+
 /* Under verbose, what the unit found, on stderr.  */
 
 static void
@@ -230,7 +251,10 @@ sfdo_finish_unit (void *gcc_data ATTRIBUTE_UNUSED,
   char *name;
 
   if (sfdo_stats.ran && !seen_error ())
-    print_realignment ();
+    {
+      print_realignment ();
+      print_other_numbering ();
+    }
   if (sfdo_stats.ran && !seen_error () && sfdo_opts.verbose)
     {
       print_stats ();

@@ -115,6 +115,9 @@ struct sfdo_stats
   unsigned loop_estimates;
   unsigned icall_histograms, value_histograms;
   unsigned inconsistent_blocks;
+  /* The major of the GCC that built the profile's code, where it numbers
+     the blocks of a line otherwise than this one (position.h), else 0.  */
+  unsigned other_numbering;
   /* Profiles from an older source (stale.h): functions whose lines moved
      with their call-site anchors, the profile weight moved strongly,
      weakly and left out, and the details for verbose.  */

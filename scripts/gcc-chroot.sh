@@ -43,6 +43,7 @@ readonly PACKAGES=(
     libelf-dev libdw-dev libcapstone-dev libzstd-dev libpfm4-dev libcmocka-dev
     python3 valgrind pkg-config linux-perf
     diffutils file procps
+    cmake meson ninja-build curl xz-utils ca-certificates
 )
 readonly STAMP=.sfdo-packages
 
