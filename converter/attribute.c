@@ -154,11 +154,15 @@ add_other_starts (struct attributor *at, uint64_t vaddr, uint64_t block,
       other.stmt_start = 1;
       other.column = rows[i].column;
       add_vote (at, owner, (uint32_t) off, rows[i].discriminator, 0, block,
-                count, &other);
+                sfdo_sat_mul (count, rows[i].factor), &other);
       at->votes[at->nvotes - 1].start_only = 1;
     }
 }
 
+/* One execution of a vectorized instruction ran FRAME's factor of its
+   line's executions (GCC 16 records the vectorization factor), and so did
+   one of its block, whose count blocks_vote takes from its instructions'
+   largest: the vote carries it.  */
 void
 attr_line (struct attributor *at, uint64_t vaddr, uint64_t block,
            uint64_t count)
@@ -168,7 +172,8 @@ attr_line (struct attributor *at, uint64_t vaddr, uint64_t block,
   struct sfdo_prof_func *owner = attr_owner (at, vaddr, &off, &disc, &frame);
   if (!owner)
     return;
-  add_vote (at, owner, off, disc, 0, block, count, &frame);
+  add_vote (at, owner, off, disc, 0, block,
+            sfdo_sat_mul (count, frame.factor), &frame);
   if (at->vote == SFDO_LINE_BLOCKS)
     add_other_starts (at, vaddr, block, count, owner, &frame);
 }

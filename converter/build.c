@@ -116,8 +116,10 @@ complete_functions (const struct sfdo_match *m,
   return rc == SFDO_OK ? sfdo_profile_finalize (p, err) : rc;
 }
 
-/* The header: build-ids of the binaries that gave samples, the modes
-   used, the tool, the events and the sample totals.  TIME: the IP counts
+/* The header: build-ids and compilers (which tell the plugin how the
+   discriminators were numbered) of the binaries that gave samples, the
+   modes used, the tool, the events and the sample totals.  TIME: the IP
+   counts
    are of an event other than retired instructions (cycles, a timer),
    weighted by how long instructions take, not how often they run (the
    plugin tells executions by it: the events a header lists do not, once
@@ -129,9 +131,14 @@ fill_header (struct sfdo_profile *p, const struct sfdo_match *m,
 {
   for (size_t i = 0; i < sfdo_match_nbinaries (m); i++)
     {
-      const char *id = sfdo_symtab_build_id (sfdo_match_binary (m, i)->symtab);
-      if (*id && sfdo_tally_has_samples (&tallies[i]))
+      const struct sfdo_symtab *st = sfdo_match_binary (m, i)->symtab;
+      const char *id = sfdo_symtab_build_id (st);
+      if (!sfdo_tally_has_samples (&tallies[i]))
+        continue;
+      if (*id)
         sfdo_profile_add_build_id (p, id);
+      for (size_t k = 0; k < sfdo_symtab_nproducers (st); k++)
+        sfdo_profile_add_producer (p, sfdo_symtab_producer (st, k));
     }
   if (ip)
     sfdo_profile_add_mode (p, "ip");

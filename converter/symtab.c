@@ -20,6 +20,7 @@
 
 #include "../common/u64map.h"
 #include "../common/xalloc.h"
+#include "producer.h"
 
 #ifndef DW_AT_GNU_discriminator
 #define DW_AT_GNU_discriminator 0x2136
@@ -34,6 +35,7 @@ struct line_row {
   uint32_t order;             /* position in its table, for stable ties */
   uint8_t end;                /* end of a sequence: no code from here */
   uint8_t is_stmt;            /* the row begins a statement */
+  uint8_t factor;             /* GCC 16's multiplicity, at least 1 */
   uint32_t column;
 };
 
@@ -78,6 +80,8 @@ struct sfdo_symtab {
   size_t nsegs;
   char **owned_names;           /* names made here (see die_name) */
   size_t nowned_names, cap_owned_names;
+  const char **producers;       /* owned names, distinct */
+  size_t nproducers, cap_producers;
   uint64_t relro_lo, relro_hi;  /* PT_GNU_RELRO: read-only once relocated */
   struct line_row *rows;
   size_t nrows, cap_rows;
@@ -107,6 +111,30 @@ struct sfdo_symtab {
 
 /* --- Reading DWARF ------------------------------------------------------ */
 
+/* What the DIEs and rows of one compile unit are read with.  */
+struct cu_info {
+  const char *name;             /* its DW_AT_name, "" if none */
+  int hierarchical;             /* its discriminators are GCC 16's */
+};
+
+/* Discriminator D of unit CU as the profile keys it: of GCC 16's, the
+   base alone (producer.h).  */
+static uint32_t
+unit_disc (const struct cu_info *cu, uint32_t d)
+{
+  return cu->hierarchical ? sfdo_gcc_disc_split (d).base : d;
+}
+
+/* S, a string made here, kept by ST until it is freed.  */
+static const char *
+keep (struct sfdo_symtab *st, char *s)
+{
+  sfdo_xgrow (&st->owned_names, &st->cap_owned_names, st->nowned_names + 1,
+              sizeof *st->owned_names);
+  st->owned_names[st->nowned_names++] = s;
+  return s;
+}
+
 /* NAME without its spaces, kept by ST.  */
 static const char *
 without_spaces (struct sfdo_symtab *st, const char *name)
@@ -117,10 +145,7 @@ without_spaces (struct sfdo_symtab *st, const char *name)
     if (name[i] != ' ')
       s[k++] = name[i];
   s[k] = 0;
-  sfdo_xgrow (&st->owned_names, &st->cap_owned_names, st->nowned_names + 1,
-              sizeof *st->owned_names);
-  st->owned_names[st->nowned_names++] = s;
-  return s;
+  return keep (st, s);
 }
 
 /* A function's linkage name, else its DWARF name.  GCC gives some inlined
@@ -162,7 +187,7 @@ die_is_external (Dwarf_Die *die)
 }
 
 static int32_t
-add_scope (struct sfdo_symtab *st, Dwarf_Die *die, const char *cu_name,
+add_scope (struct sfdo_symtab *st, Dwarf_Die *die, const struct cu_info *cu,
            int32_t parent)
 {
   int decl = 0;
@@ -170,12 +195,12 @@ add_scope (struct sfdo_symtab *st, Dwarf_Die *die, const char *cu_name,
               sizeof *st->scopes);
   struct scope *s = &st->scopes[st->nscopes];
   s->name = die_name (st, die);
-  s->file = die_is_external (die) ? NULL : cu_name;
-  s->unit = cu_name;
+  s->file = die_is_external (die) ? NULL : cu->name;
+  s->unit = cu->name;
   s->decl_line = dwarf_decl_line (die, &decl) == 0 && decl > 0
                  ? (uint32_t) decl : 0;
   s->call_line = die_udata (die, DW_AT_call_line);
-  s->call_disc = die_udata (die, DW_AT_GNU_discriminator);
+  s->call_disc = unit_disc (cu, die_udata (die, DW_AT_GNU_discriminator));
   s->parent = parent;
   return (int32_t) st->nscopes++;
 }
@@ -236,8 +261,9 @@ add_call_site (struct sfdo_symtab *st, Dwarf_Die *die)
 /* Collect the scopes under DIE's children; PARENT is the enclosing scope
    (-1 at the top), DEPTH its inline depth.  */
 static void
-walk_children (struct sfdo_symtab *st, Dwarf_Die *die, const char *cu_name,
-               int32_t parent, uint32_t depth, unsigned die_depth)
+walk_children (struct sfdo_symtab *st, Dwarf_Die *die,
+               const struct cu_info *cu, int32_t parent, uint32_t depth,
+               unsigned die_depth)
 {
   Dwarf_Die child;
   if (die_depth > MAX_DIE_DEPTH || dwarf_child (die, &child) != 0)
@@ -255,23 +281,23 @@ walk_children (struct sfdo_symtab *st, Dwarf_Die *die, const char *cu_name,
           /* A subprogram, even one nested in another, starts a stack.  */
           int is_function = tag == DW_TAG_subprogram;
           d = is_function ? 0 : depth + 1;
-          scope = add_scope (st, &child, cu_name, is_function ? -1 : parent);
+          scope = add_scope (st, &child, cu, is_function ? -1 : parent);
           add_ranges (st, &child, (uint32_t) scope, d);
         }
       else if (tag == DW_TAG_call_site || tag == DW_TAG_GNU_call_site)
         add_call_site (st, &child);
       if (dwarf_haschildren (&child))
-        walk_children (st, &child, cu_name, scope, d, die_depth + 1);
+        walk_children (st, &child, cu, scope, d, die_depth + 1);
     }
   while (dwarf_siblingof (&child, &child) == 0);
 }
 
 static void
-read_lines (struct sfdo_symtab *st, Dwarf_Die *cu)
+read_lines (struct sfdo_symtab *st, Dwarf_Die *cudie, const struct cu_info *cu)
 {
   Dwarf_Lines *lines;
   size_t n;
-  if (dwarf_getsrclines (cu, &lines, &n) != 0)
+  if (dwarf_getsrclines (cudie, &lines, &n) != 0)
     {
       if (!st->stats.line_tables_failed++)
         snprintf (st->line_error, sizeof st->line_error, "%s",
@@ -294,12 +320,37 @@ read_lines (struct sfdo_symtab *st, Dwarf_Die *cu)
       dwarf_linecol (l, &column);
       sfdo_xgrow (&st->rows, &st->cap_rows, st->nrows + 1, sizeof *st->rows);
       st->rows[st->nrows] = (struct line_row) {
-        addr, line > 0 ? (uint32_t) line : 0, disc,
+        addr, line > 0 ? (uint32_t) line : 0, unit_disc (cu, disc),
         (uint32_t) st->nrows, end, is_stmt,
+        (uint8_t) (cu->hierarchical
+                   ? sfdo_gcc_disc_split (disc).multiplicity : 1),
         column > 0 ? (uint32_t) column : 0
       };
       st->nrows++;
     }
+}
+
+/* Note the compiler of unit CUDIE among the binary's; returns whether
+   its discriminators are GCC 16's.  */
+static int
+read_producer (struct sfdo_symtab *st, Dwarf_Die *cudie)
+{
+  Dwarf_Attribute attr;
+  struct sfdo_producer pr;
+  if (!dwarf_attr_integrate (cudie, DW_AT_producer, &attr)
+      || sfdo_producer_parse (dwarf_formstring (&attr), &pr) != 0)
+    return 0;
+  size_t i = 0;
+  while (i < st->nproducers && strcmp (st->producers[i], pr.name) != 0)
+    i++;
+  if (i == st->nproducers)
+    {
+      sfdo_xgrow (&st->producers, &st->cap_producers, st->nproducers + 1,
+                  sizeof *st->producers);
+      st->producers[st->nproducers++]
+        = keep (st, sfdo_xstrndup (pr.name, strlen (pr.name)));
+    }
+  return pr.hierarchical;
 }
 
 static void
@@ -323,8 +374,11 @@ read_units (struct sfdo_symtab *st, Dwarf *dw)
       if (version > st->stats.dwarf_max_version)
         st->stats.dwarf_max_version = version;
       const char *cu_name = dwarf_diename (&cudie);
-      read_lines (st, &cudie);
-      walk_children (st, &cudie, cu_name ? cu_name : "", -1, 0, 0);
+      struct cu_info cu = { cu_name ? cu_name : "",
+                            read_producer (st, &cudie) };
+      st->stats.hierarchical_units += cu.hierarchical != 0;
+      read_lines (st, &cudie, &cu);
+      walk_children (st, &cudie, &cu, -1, 0, 0);
     }
 }
 
@@ -785,6 +839,7 @@ sfdo_symtab_free (struct sfdo_symtab *st)
   free (st->names);
   free (st->elf_functions);
   free (st->call_sites);
+  free (st->producers);
   for (size_t i = 0; i < st->nowned_names; i++)
     free (st->owned_names[i]);
   free (st->owned_names);
@@ -980,19 +1035,21 @@ sfdo_symtab_lookup (struct sfdo_symtab *st, uint64_t vaddr,
   sfdo_xgrow (&st->frames, &st->cap_frames, n, sizeof *st->frames);
   size_t k = n;
   uint32_t line = st->rows[row].line, disc = st->rows[row].disc;
-  uint32_t column = st->rows[row].column;
+  uint32_t column = st->rows[row].column, factor = st->rows[row].factor;
   uint8_t stmt_start = statement_start (st, row, vaddr, &column);
   for (int32_t s = (int32_t) st->intervals[iv].scope; s >= 0;
        s = st->scopes[s].parent)
     {
       const struct scope *sc = &st->scopes[s];
       st->frames[--k] = (struct sfdo_frame) {
-        sc->name, sc->file, sc->decl_line, line, disc, stmt_start, column
+        sc->name, sc->file, sc->decl_line, line, disc, stmt_start, column,
+        factor
       };
       line = sc->call_line;
       disc = sc->call_disc;
       stmt_start = 0;
       column = 0;
+      factor = 1;
     }
   *frames = st->frames;
   return n;
@@ -1020,11 +1077,24 @@ sfdo_symtab_statements_at (struct sfdo_symtab *st, uint64_t vaddr,
         sfdo_xgrow (&st->stmt_rows, &st->cap_stmt_rows, n + 1,
                     sizeof *st->stmt_rows);
         st->stmt_rows[n++] = (struct sfdo_stmt_row) {
-          st->rows[row].line, st->rows[row].disc, st->rows[row].column
+          st->rows[row].line, st->rows[row].disc, st->rows[row].column,
+          st->rows[row].factor
         };
       }
   *rows = st->stmt_rows;
   return n;
+}
+
+size_t
+sfdo_symtab_nproducers (const struct sfdo_symtab *st)
+{
+  return st->nproducers;
+}
+
+const char *
+sfdo_symtab_producer (const struct sfdo_symtab *st, size_t i)
+{
+  return st->producers[i];
 }
 
 void

@@ -40,7 +40,17 @@ struct sfdo_frame {
                                statement (a line-table row marked is_stmt),
                                which code moved from elsewhere does not */
   uint32_t column;          /* innermost frame: the statement's column */
+  uint32_t factor;          /* innermost frame: how many executions of the
+                               source one execution of the instruction
+                               stands for (GCC 16's multiplicity, the
+                               vectorization factor); 1 otherwise */
 };
+
+/* Discriminators, in frames and statement rows, are the line table's and
+   DW_AT_GNU_discriminator's, but for compile units of GCC 16 or newer
+   (by DW_AT_producer) only their base discriminators: GCC 16's copy ids
+   tell apart copies of a line whose counts add up, and its multiplicity
+   becomes the frame's factor (producer.h).  */
 
 /* --- Lifecycle ------------------------------------------------------- */
 
@@ -113,7 +123,7 @@ int sfdo_symtab_has_function (const struct sfdo_symtab *st, const char *name);
 /* A statement that begins at an address, in the innermost function's
    lines there: one line-table row marked is_stmt.  */
 struct sfdo_stmt_row {
-  uint32_t line, discriminator, column;
+  uint32_t line, discriminator, column, factor;
 };
 
 /* The statements that begin at VADDR, in *ROWS (valid until the next
@@ -151,9 +161,18 @@ void sfdo_symtab_elf_function (const struct sfdo_symtab *st, size_t i,
                                uint64_t *addr, uint64_t *size,
                                const char **name, const char **file);
 
+/* The compilers of the binary's compile units, as the profile header
+   names them ("GCC 16.2.0", "clang 14.0.6"; producer.h), each once, in
+   the order first met: how many, and the I-th.  Units of an assembler,
+   or without DW_AT_producer, add none.  */
+size_t sfdo_symtab_nproducers (const struct sfdo_symtab *st);
+const char *sfdo_symtab_producer (const struct sfdo_symtab *st, size_t i);
+
 /* Counts of what was read, for --stats and tests.  */
 struct sfdo_symtab_stats {
   size_t compile_units, line_rows, scopes, intervals;
+  size_t hierarchical_units;    /* compile units whose discriminators are
+                                   GCC 16's, read for their base */
   size_t line_tables_failed;    /* compile units whose line table libdw
                                    could not read */
   unsigned dwarf_min_version, dwarf_max_version;

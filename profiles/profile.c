@@ -193,6 +193,9 @@ check_header_strings (const struct sfdo_profile *p, const char *name,
   for (size_t i = 0; i < h->nevents; i++)
     if ((pr = id_problem (p, h->events[i].name, SFDO_STR_TOKEN)))
       return bad_string (p, h->events[i].name, "event name", pr, name, err);
+  for (size_t i = 0; i < h->nproducers; i++)
+    if ((pr = id_problem (p, h->producers[i], SFDO_STR_LINE)))
+      return bad_string (p, h->producers[i], "producer", pr, name, err);
   return SFDO_OK;
 }
 
@@ -301,6 +304,7 @@ sfdo_profile_free (struct sfdo_profile *p)
   free (p->hdr.modes);
   free (p->hdr.tools);
   free (p->hdr.events);
+  free (p->hdr.producers);
   free (p->path);
   free (p);
 }
@@ -356,6 +360,66 @@ sfdo_profile_add_tool (struct sfdo_profile *p, const char *tool)
 {
   set_insert (p, &p->hdr.tools, &p->hdr.ntools, &p->cap_tools,
               sfdo_profile_intern_str (p, tool));
+}
+
+void
+sfdo_profile_add_producer (struct sfdo_profile *p, const char *producer)
+{
+  /* A profile names a compiler or two: the set grows one at a time, its
+     capacity its size.  */
+  size_t cap = p->hdr.nproducers;
+  set_insert (p, &p->hdr.producers, &p->hdr.nproducers, &cap,
+              sfdo_profile_intern_str (p, producer));
+}
+
+/* The major version of producer S if it is a GCC ("GCC 16.2.0"), else
+   0.  */
+static unsigned
+gcc_major_of (const char *s)
+{
+  unsigned v = 0;
+  if (strncmp (s, "GCC ", 4) != 0 || s[4] < '0' || s[4] > '9')
+    return 0;
+  for (s += 4; *s >= '0' && *s <= '9' && v < 100000; s++)
+    v = v * 10 + (unsigned) (*s - '0');
+  return v;
+}
+
+size_t
+sfdo_profile_gcc_majors (const struct sfdo_profile *p, unsigned *out,
+                         size_t max)
+{
+  size_t n = 0;
+  /* The next larger major each round: the set is a few strings.  */
+  for (unsigned prev = 0;;)
+    {
+      unsigned next = 0;
+      for (size_t i = 0; i < p->hdr.nproducers; i++)
+        {
+          const char *s = sfdo_profile_str (p, p->hdr.producers[i]);
+          unsigned v = gcc_major_of (s);
+          if (v > prev && (!next || v < next))
+            next = v;
+        }
+      if (!next)
+        return n;
+      if (n < max)
+        out[n] = next;
+      n++;
+      prev = next;
+    }
+}
+
+unsigned
+sfdo_profile_gcc_major (const struct sfdo_profile *p)
+{
+  unsigned v = 0;
+  for (size_t i = 0; i < p->hdr.nproducers; i++)
+    {
+      unsigned m = gcc_major_of (sfdo_profile_str (p, p->hdr.producers[i]));
+      v = m > v ? m : v;
+    }
+  return v;
 }
 
 void

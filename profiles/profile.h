@@ -159,6 +159,11 @@ struct sfdo_prof_header {
   struct sfdo_prof_event *events;
   size_t nevents;
   uint64_t samples_used, samples_dropped;
+  uint32_t *producers;      /* string ids: the compilers of the profiled
+                               binaries' code, "GCC 16.2.0", "clang 14.0.6"
+                               (none in a profile written before they were
+                               recorded) */
+  size_t nproducers;
 };
 
 /* --- Lifecycle --------------------------------------------------------- */
@@ -220,6 +225,12 @@ struct sfdo_export_report {
   /* LLVM: some discriminator is not in clang's encoding (the binary was
      built by GCC): all are written as they are.  */
   int foreign_discriminators;
+  /* AFDO: value_histograms by kind, and positions by what did not fit
+     (a callsite's inline instance goes with its position).  */
+  uint64_t value_kinds[SFDO_VALUE_NKINDS];
+  uint64_t position_offsets;          /* the line offset over 16 bits */
+  uint64_t position_discriminators;   /* only the discriminator */
+  uint64_t position_inlines;          /* of both: callsites */
 };
 
 enum sfdo_export_format {
@@ -243,6 +254,11 @@ enum sfdo_errc sfdo_profile_export (struct sfdo_profile *p, const char *path,
 void sfdo_export_report_print (FILE *f, const char *program,
                                enum sfdo_export_format format,
                                const struct sfdo_export_report *lost);
+/* Write to F what the counts of sfdo_export_report_print are made of:
+   the value histograms by kind, the positions by what did not fit
+   (nothing when LOST does not break them down, as for LLVM).  */
+void sfdo_export_report_print_kinds (FILE *f, const char *program,
+                                     const struct sfdo_export_report *lost);
 
 /* --- Strings -------------------------------------------------------------- */
 
@@ -264,6 +280,20 @@ void sfdo_profile_add_tool (struct sfdo_profile *p, const char *tool);
 /* Add SAMPLES to the event (NAME, PERIOD), creating it if new.  */
 void sfdo_profile_add_event (struct sfdo_profile *p, const char *name,
                              uint64_t period, uint64_t samples);
+/* Add a compiler of the profiled code, "GCC 16.2.0" or "clang 14.0.6".  */
+void sfdo_profile_add_producer (struct sfdo_profile *p, const char *producer);
+
+/* The major versions of the GCCs the header lists as producers
+   ("GCC 16.2.0": 16), ascending and distinct, at most MAX of them into
+   OUT; returns how many there are.  0: the profile does not say which
+   GCC made its code (it is older than the producer field, came from
+   another tool, or from clang's code).  A GCC reading the profile whose
+   major is on the other side of 16 from these numbers its discriminators
+   differently: GCC 16's base discriminators are not GCC 15's.  */
+size_t sfdo_profile_gcc_majors (const struct sfdo_profile *p, unsigned *out,
+                                size_t max);
+/* The largest of sfdo_profile_gcc_majors, 0 if none.  */
+unsigned sfdo_profile_gcc_major (const struct sfdo_profile *p);
 
 /* --- Functions ---------------------------------------------------------- */
 

@@ -136,94 +136,148 @@ position_fits (uint32_t offset, uint32_t disc)
   return offset <= 0xffff && disc <= 0xffff;
 }
 
+/* What an export gathers while it encodes the function section, which it
+   does first: the names that section uses and every count it writes, for
+   the name table and the summary that precede it in the file.  */
+struct afdo_writer {
+  struct afdo_out fn;           /* the function section's body */
+  struct afdo_names t;
+  unsigned version;
+  struct sfdo_export_report *lost;
+  uint64_t *counts;             /* of the positions written */
+  size_t ncounts, cap_counts;
+};
+
+/* A position left out, by what did not fit; a callsite's goes with the
+   whole inline instance.  */
 static void
-note_losses (const struct sfdo_prof_func *f, int top, unsigned version,
-             struct sfdo_export_report *lost)
+note_position (struct sfdo_export_report *lost, uint32_t offset, int inline_)
 {
+  lost->positions++;
+  lost->position_offsets += offset > 0xffff;
+  lost->position_discriminators += offset <= 0xffff;
+  lost->position_inlines += inline_;
+}
+
+static void
+note_losses (struct afdo_writer *w, const struct sfdo_prof_func *f, int top)
+{
+  struct sfdo_export_report *lost = w->lost;
   lost->value_histograms += f->nvalues;
+  for (size_t i = 0; i < f->nvalues; i++)
+    if (f->values[i].kind < SFDO_VALUE_NKINDS)
+      lost->value_kinds[f->values[i].kind]++;
   lost->checksums += f->has_checksum;
   lost->inline_heads += !top && f->head;
-  lost->files += f->file && version < 3;
+  lost->files += f->file && w->version < 3;
+  for (size_t i = 0; i < f->nlines; i++)
+    if (!position_fits (f->lines[i].offset, f->lines[i].discriminator))
+      note_position (lost, f->lines[i].offset, 0);
+  for (size_t i = 0; i < f->ncallsites; i++)
+    if (!position_fits (f->callsites[i].offset,
+                        f->callsites[i].discriminator))
+      note_position (lost, f->callsites[i].offset, 1);
+}
+
+static void
+put_line (struct afdo_writer *w, const struct sfdo_prof_line *l)
+{
+  put_u32 (&w->fn, l->offset << 16 | l->discriminator);
+  put_u32 (&w->fn, (uint32_t) l->ntargets);
+  put_u64 (&w->fn, l->count);
+  for (size_t k = 0; k < l->ntargets; k++)
+    {
+      put_u32 (&w->fn, HIST_INDIR_CALL_TOPN);
+      put_u64 (&w->fn, name_index (&w->t, l->targets[k].name));
+      put_u64 (&w->fn, l->targets[k].count);
+    }
+  sfdo_xgrow (&w->counts, &w->cap_counts, w->ncounts + 1, sizeof *w->counts);
+  w->counts[w->ncounts++] = l->count;
 }
 
 /* One instance of F, nested ones after it.  */
 static void
-put_instance (struct afdo_out *o, struct afdo_names *t,
-              const struct sfdo_prof_func *f, int top, unsigned version,
-              struct sfdo_export_report *lost)
+put_instance (struct afdo_writer *w, const struct sfdo_prof_func *f, int top)
 {
-  uint32_t index = top ? function_index (t, f, version)
-                       : name_index (t, f->name);
+  uint32_t index = top ? function_index (&w->t, f, w->version)
+                       : name_index (&w->t, f->name);
   size_t npos = 0, ncall = 0;
-  note_losses (f, top, version, lost);
+  note_losses (w, f, top);
   for (size_t i = 0; i < f->nlines; i++)
     npos += position_fits (f->lines[i].offset, f->lines[i].discriminator);
   for (size_t i = 0; i < f->ncallsites; i++)
     ncall += position_fits (f->callsites[i].offset,
                             f->callsites[i].discriminator);
-  lost->positions += (f->nlines - npos) + (f->ncallsites - ncall);
-  put_u32 (o, index);
-  put_u32 (o, (uint32_t) npos);
-  put_u32 (o, (uint32_t) ncall);
+  put_u32 (&w->fn, index);
+  put_u32 (&w->fn, (uint32_t) npos);
+  put_u32 (&w->fn, (uint32_t) ncall);
   for (size_t i = 0; i < f->nlines; i++)
-    {
-      const struct sfdo_prof_line *l = &f->lines[i];
-      if (!position_fits (l->offset, l->discriminator))
-        continue;
-      put_u32 (o, l->offset << 16 | l->discriminator);
-      put_u32 (o, (uint32_t) l->ntargets);
-      put_u64 (o, l->count);
-      for (size_t k = 0; k < l->ntargets; k++)
-        {
-          put_u32 (o, HIST_INDIR_CALL_TOPN);
-          put_u64 (o, name_index (t, l->targets[k].name));
-          put_u64 (o, l->targets[k].count);
-        }
-    }
+    if (position_fits (f->lines[i].offset, f->lines[i].discriminator))
+      put_line (w, &f->lines[i]);
   for (size_t i = 0; i < f->ncallsites; i++)
     {
       const struct sfdo_prof_callsite *c = &f->callsites[i];
       if (!position_fits (c->offset, c->discriminator))
         continue;
-      put_u32 (o, c->offset << 16 | c->discriminator);
-      put_instance (o, t, c->callee, 0, version, lost);
+      put_u32 (&w->fn, c->offset << 16 | c->discriminator);
+      put_instance (w, c->callee, 0);
     }
 }
 
-/* Version 3's summary: totals and, for 16 cutoffs, the smallest count
-   among the hottest positions that make up that share of the total.  */
+static int
+count_descending (const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+  return (x < y) - (x > y);
+}
+
+/* CUTOFF parts per million of TOTAL, rounded down; split so that no
+   product can overflow 64 bits.  */
+static uint64_t
+share_of (uint64_t total, uint32_t cutoff)
+{
+  return total / 1000000 * cutoff + total % 1000000 * cutoff / 1000000;
+}
+
+/* Version 3's summary of the counts written: for each cutoff (parts per
+   million of the total), the smallest count among the hottest counts
+   that make up that share, and how many counts are that large.  GCC 16
+   takes its hot-block threshold from the 99% entry (its
+   hot-bb-count-ws-permille), so these must be the profile's own: with
+   the largest count there, almost no block would be hot.  */
 static void
-put_summary (struct afdo_out *o, const struct sfdo_profile *p)
+put_summary (struct afdo_out *o, struct afdo_writer *w,
+             const struct sfdo_profile *p)
 {
   static const uint32_t cutoffs[SUMMARY_CUTOFFS] = {
     10000, 100000, 200000, 300000, 400000, 500000, 600000, 700000, 800000,
     900000, 950000, 990000, 999000, 999900, 999990, 999999
   };
-  uint64_t total = 0, max = 0, max_func = 0, n = 0;
+  uint64_t total = 0, max_head = 0, sum = 0, min = 0;
+  for (size_t i = 0; i < w->ncounts; i++)
+    total = sfdo_sat_add (total, w->counts[i]);
   for (size_t i = 0; i < p->nfuncs; i++)
-    {
-      const struct sfdo_prof_func *f = p->funcs[i];
-      max_func = f->total > max_func ? f->total : max_func;
-      for (size_t k = 0; k < f->nlines; k++, n++)
-        {
-          total = sfdo_sat_add (total, f->lines[k].count);
-          max = f->lines[k].count > max ? f->lines[k].count : max;
-        }
-    }
+    max_head = p->funcs[i]->head > max_head ? p->funcs[i]->head : max_head;
+  if (w->ncounts)               /* qsort takes no null array */
+    qsort (w->counts, w->ncounts, sizeof *w->counts, count_descending);
   put_u32 (o, TAG_SUMMARY);
   put_u64 (o, total);
-  put_u64 (o, max);
-  put_u64 (o, max_func);
-  put_u64 (o, n);
+  put_u64 (o, w->ncounts ? w->counts[0] : 0);
+  put_u64 (o, max_head);
+  put_u64 (o, w->ncounts);
   put_u64 (o, p->nfuncs);
   put_u64 (o, SUMMARY_CUTOFFS);
-  /* Without sorting every count, each cutoff is answered by the largest
-     count: GCC 16 reads the summary only for hotness thresholds.  */
-  for (size_t i = 0; i < SUMMARY_CUTOFFS; i++)
+  size_t i = 0;
+  for (int c = 0; c < SUMMARY_CUTOFFS; c++)
     {
-      put_u32 (o, cutoffs[i]);
-      put_u64 (o, max);
-      put_u64 (o, n ? 1 : 0);
+      /* Counts equal to the one that reaches the share come in with it:
+         GCC compares counts with the threshold, not positions.  */
+      while (sum < share_of (total, cutoffs[c]) && i < w->ncounts)
+        for (min = w->counts[i]; i < w->ncounts && w->counts[i] == min; i++)
+          sum = sfdo_sat_add (sum, min);
+      put_u32 (o, cutoffs[c]);
+      put_u64 (o, min);
+      put_u64 (o, i);
     }
 }
 
@@ -263,6 +317,41 @@ put_names (struct afdo_out *o, const struct sfdo_profile *p,
   free (files);
 }
 
+/* The sections GCC reads past (module groups) or not at all (the
+   working set), as the AutoFDO tool writes them.  */
+static void
+put_trailer (struct afdo_out *o)
+{
+  put_u32 (o, TAG_MODULE_GROUPING);
+  put_u32 (o, 0);
+  put_u32 (o, 0);
+  put_u32 (o, TAG_WORKING_SET);
+  put_u32 (o, WORKING_SET_ENTRIES * 3);
+  for (int i = 0; i < WORKING_SET_ENTRIES; i++)
+    {
+      put_u32 (o, 0);
+      put_u64 (o, 0);
+    }
+}
+
+/* The function section's body into W->fn: it fills the name table and
+   gathers the counts the summary describes.  */
+static void
+put_functions (struct afdo_writer *w, const struct sfdo_profile *p)
+{
+  put_u32 (&w->fn, (uint32_t) p->nfuncs);
+  for (size_t i = 0; i < p->nfuncs; i++)
+    {
+      put_u64 (&w->fn, p->funcs[i]->head);
+      /* Version 3's time of the function's first sample, which GCC 16
+         turns into a first-run order for laying functions out; a profile
+         keeps no times, and 0 gives every function the same rank.  */
+      if (w->version >= 3)
+        put_u64 (&w->fn, 0);
+      put_instance (w, p->funcs[i], 1);
+    }
+}
+
 enum sfdo_errc
 sfdo_profile_write_afdo (struct sfdo_profile *p, FILE *f, unsigned version,
                          const char *name, struct sfdo_export_report *lost,
@@ -277,46 +366,59 @@ sfdo_profile_write_afdo (struct sfdo_profile *p, FILE *f, unsigned version,
   if (rc != SFDO_OK)
     return rc;
   memset (lost, 0, sizeof *lost);
-  struct afdo_names t = { sfdo_xcalloc (p->nstrs + 1, sizeof (uint32_t)),
-                          { 0 }, NULL, NULL, 0, 0, 0 };
-  name_index (&t, 0);
-  struct afdo_out o = { 0 }, fn = { 0 };
-  /* The functions first: encoding them fills the name table.  */
-  put_u32 (&fn, (uint32_t) p->nfuncs);
-  for (size_t i = 0; i < p->nfuncs; i++)
-    {
-      put_u64 (&fn, p->funcs[i]->head);
-      if (version >= 3)
-        put_u64 (&fn, 0);
-      put_instance (&fn, &t, p->funcs[i], 1, version, lost);
-    }
+  struct afdo_writer w = { .version = version, .lost = lost };
+  w.t.index_of = sfdo_xcalloc (p->nstrs + 1, sizeof (uint32_t));
+  name_index (&w.t, 0);
+  put_functions (&w, p);
+  struct afdo_out o = { 0 };
   put_u32 (&o, GCOV_DATA_MAGIC);
   put_u32 (&o, version);
   put_u32 (&o, 0);
   if (version >= 3)
-    put_summary (&o, p);
-  put_names (&o, p, &t, version);
+    put_summary (&o, &w, p);
+  put_names (&o, p, &w.t, version);
   put_u32 (&o, TAG_FUNCTION);
-  put_u32 (&o, (uint32_t) (fn.len / 4));
-  put (&o, fn.data, fn.len);
-  put_u32 (&o, TAG_MODULE_GROUPING);
-  put_u32 (&o, 0);
-  put_u32 (&o, 0);
-  put_u32 (&o, TAG_WORKING_SET);
-  put_u32 (&o, WORKING_SET_ENTRIES * 3);
-  for (int i = 0; i < WORKING_SET_ENTRIES; i++)
-    {
-      put_u32 (&o, 0);
-      put_u64 (&o, 0);
-    }
+  put_u32 (&o, (uint32_t) (w.fn.len / 4));
+  put (&o, w.fn.data, w.fn.len);
+  put_trailer (&o);
   int failed = fwrite (o.data, 1, o.len, f) != o.len;
   free (o.data);
-  free (fn.data);
-  free (t.index_of);
-  free (t.ids);
-  free (t.files);
-  sfdo_u64map_release (&t.with_file);
+  free (w.fn.data);
+  free (w.counts);
+  free (w.t.index_of);
+  free (w.t.ids);
+  free (w.t.files);
+  sfdo_u64map_release (&w.t.with_file);
   return failed ? sfdo_error_sys (err, name, "write failed") : SFDO_OK;
+}
+
+void
+sfdo_export_report_print_kinds (FILE *f, const char *program,
+                                const struct sfdo_export_report *lost)
+{
+  int any = 0;
+  for (uint32_t k = 0; k < SFDO_VALUE_NKINDS; k++)
+    if (lost->value_kinds[k])
+      {
+        if (!any++)
+          fprintf (f, "%s: value histograms left out, by kind: ", program);
+        else
+          fputs (", ", f);
+        fprintf (f, "%llu %s", (unsigned long long) lost->value_kinds[k],
+                 sfdo_prof_value_kind_name (k));
+      }
+  if (any)
+    fputc ('\n', f);
+  if (!lost->position_offsets && !lost->position_discriminators)
+    return;
+  fprintf (f, "%s: positions left out: %llu with a line offset over 65535, "
+           "%llu with only a discriminator over 65535", program,
+           (unsigned long long) lost->position_offsets,
+           (unsigned long long) lost->position_discriminators);
+  if (lost->position_inlines)
+    fprintf (f, "; %llu of them inlined calls, left out with their inline "
+             "instances", (unsigned long long) lost->position_inlines);
+  fputc ('\n', f);
 }
 
 /* --- Reading -------------------------------------------------------------- */

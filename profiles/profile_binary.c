@@ -156,6 +156,12 @@ encode_meta (struct bin_writer *w)
     }
   put_uleb (b, h->samples_used);
   put_uleb (b, h->samples_dropped);
+  /* Left out when empty, so that such a file is what readers older than
+     the field read.  */
+  if (h->nproducers)
+    put_uleb (b, h->nproducers);
+  for (size_t i = 0; i < h->nproducers; i++)
+    put_sref (w, b, h->producers[i]);
 }
 
 static int
@@ -559,6 +565,14 @@ decode_meta (struct cursor *c)
     rc = get_uleb (c, &p->hdr.samples_used);
   if (rc == SFDO_OK)
     rc = get_uleb (c, &p->hdr.samples_dropped);
+  /* Producers came later: a file written before them ends here.  */
+  if (rc == SFDO_OK && c->pos < c->end)
+    rc = get_count (c, 1, &n);
+  else
+    n = 0;
+  for (size_t i = 0; i < n && rc == SFDO_OK; i++)
+    if ((rc = get_sref (c, &id, SFDO_STR_LINE)) == SFDO_OK)
+      sfdo_profile_add_producer (p, sfdo_profile_str (p, id));
   return rc;
 }
 

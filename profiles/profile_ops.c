@@ -448,6 +448,8 @@ sfdo_profile_merge_header (struct sfdo_profile *dst,
     sfdo_profile_add_mode (dst, sfdo_profile_str (src, h->modes[i]));
   for (size_t i = 0; i < h->ntools; i++)
     sfdo_profile_add_tool (dst, sfdo_profile_str (src, h->tools[i]));
+  for (size_t i = 0; i < h->nproducers; i++)
+    sfdo_profile_add_producer (dst, sfdo_profile_str (src, h->producers[i]));
   for (size_t i = 0; i < h->nevents; i++)
     sfdo_profile_add_event (dst, sfdo_profile_str (src, h->events[i].name),
                             h->events[i].period, h->events[i].samples);

@@ -246,12 +246,14 @@ parse_header_line (struct text_reader *r)
   struct span value = next_token (&sp);
   uint32_t id;
   enum sfdo_errc rc = SFDO_OK;
-  if (KEY_IS ("tool"))
+  if (KEY_IS ("tool") || KEY_IS ("producer"))
     {
       rc = take_string (r, value.s, (size_t) (sp.end - value.s),
                         SFDO_STR_LINE, &id);
-      if (rc == SFDO_OK)
+      if (rc == SFDO_OK && KEY_IS ("tool"))
         sfdo_profile_add_tool (p, sfdo_profile_str (p, id));
+      else if (rc == SFDO_OK)
+        sfdo_profile_add_producer (p, sfdo_profile_str (p, id));
       return rc;
     }
   if (KEY_IS ("samples"))
@@ -664,6 +666,12 @@ write_header (struct out *o, const struct sfdo_profile *p)
     {
       out_str (o, "# tool: ");
       out_str (o, sfdo_profile_str (p, h->tools[i]));
+      out_str (o, "\n");
+    }
+  for (size_t i = 0; i < h->nproducers; i++)
+    {
+      out_str (o, "# producer: ");
+      out_str (o, sfdo_profile_str (p, h->producers[i]));
       out_str (o, "\n");
     }
   out_str (o, "# samples: used=");

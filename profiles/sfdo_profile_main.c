@@ -43,7 +43,9 @@ static const char usage_text[] =
   "        default; 1 for GCC 11 and older, 3 for GCC 16) or LLVM's text\n"
   "        sample profile as clang's -fprofile-sample-use looks it up (base\n"
   "        discriminators, functions by name); what the format cannot hold\n"
-  "        is reported\n"
+  "        is reported, by kind; PROFILE may be AutoFDO itself, so that\n"
+  "        --afdo=3 rewrites create_gcov's output (which GCC 16 refuses)\n"
+  "        for GCC 16, its summary computed from the counts\n"
   "  align [--text|--binary] [-o OUT] [--verbose] PROFILE BINARY\n"
   "        carry PROFILE, recorded on an older build, over to the source of\n"
   "        BINARY (built -g from newer source): each function's lines move\n"
@@ -491,8 +493,11 @@ cmd_export (int argc, char **argv)
       != SFDO_OK)
     rc = report (&err);
   else
-    sfdo_export_report_print (stderr, "sfdo-profile",
-                              (enum sfdo_export_format) format, &lost);
+    {
+      sfdo_export_report_print (stderr, "sfdo-profile",
+                                (enum sfdo_export_format) format, &lost);
+      sfdo_export_report_print_kinds (stderr, "sfdo-profile", &lost);
+    }
   sfdo_profile_free (p);
   return rc;
 }

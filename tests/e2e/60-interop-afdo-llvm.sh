@@ -4,10 +4,12 @@
 #   GCC 12 -fauto-profile loads the AFDO version 2 export (its inliner
 #   shows the head counts as auto FDO counts); Debian's dump_gcov prints
 #   the version 1 export, and prints create_gcov's own output and sfdo's
-#   re-export of it identically; clang-14 takes the LLVM export without a
-#   word about the profile, and llvm-profdata-14 shows the same totals as
-#   sfdo-profile; round trips through AFDO and LLVM keep every count those
-#   formats can hold, and what they cannot hold is reported.
+#   re-export of it (through version 3 too) identically, and the version 3
+#   export says which kinds of value histograms it left out; clang-14
+#   takes the LLVM export without a word about the profile, and
+#   llvm-profdata-14 shows the same totals as sfdo-profile; round trips
+#   through AFDO and LLVM keep every count those formats can hold, and
+#   what they cannot hold is reported.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 need_built sfdo-convert sfdo-profile
@@ -51,6 +53,16 @@ grep -q '^crc32_update total:' cg.dump || fail "create_gcov's profile has no crc
 "$P" export --afdo=1 cg.prof -o re.afdo 2>/dev/null
 dump_gcov --gcov_version=1 re.afdo > re.dump 2>&1
 diff cg.dump re.dump > re.diff || fail "re-exported create_gcov profile dumps differently: $(head re.diff)"
+# Through version 3 (what GCC 16 reads, e2e 106) it keeps every count too.
+"$P" export --afdo=3 cg.afdo -o cg3.afdo
+"$P" export --afdo=1 cg3.afdo -o re3.afdo 2>/dev/null
+dump_gcov --gcov_version=1 re3.afdo > re3.dump 2>&1
+diff cg.dump re3.dump > re3.diff || fail "create_gcov's profile through version 3 dumps differently: $(head re3.diff)"
+
+# Version 3 says which kinds of value histograms it leaves out.
+"$P" export --afdo=3 demo.prof -o demo3.afdo 2> export3.err
+grep -q '^sfdo-profile: value histograms left out, by kind: .*[0-9] callsites' export3.err ||
+  fail "the version 3 export did not say which value histograms it left out: $(cat export3.err)"
 
 # clang-14 takes the LLVM export quietly; llvm-profdata agrees on totals.
 "$P" export --llvm demo.prof -o demo.llvm 2> llvm.err

@@ -17,7 +17,12 @@
  *   samples written before the mmap of their code still count;
  *   the LBR dump lists runs and branches with their counts;
  *   a recording none of whose samples fell in the binaries given is an
- *   error naming them and their build-ids, not an empty profile.  */
+ *   error naming them and their build-ids, not an empty profile;
+ *   the program's line table and producer rewritten as GCC 16 writes
+ *   them (hierarchical discriminators: a vectorized copy of the loop body,
+ *   a peeled copy of its head) give base discriminators and counts times
+ *   the vectorization factor, and the header names the compiler; as GCC
+ *   15's or clang's, the same discriminators stay as they are.  */
 #include "core_fixture.h"
 
 #include "../../../converter/match.h"
@@ -467,6 +472,202 @@ test_no_sample_in_the_binaries_is_an_error (void **state)
   assert_non_null (strstr (r.err.msg, "no samples"));
 }
 
+/* --- GCC 16's hierarchical discriminators ------------------------------- */
+
+/* What the forged builds' line tables say: the loop body (line 12) is a
+   vectorized copy (multiplicity 4, copy id 1), the loop head (line 11) a
+   peeled one (copy id 2); each keeps its base discriminator.  */
+#define FORGED_FACTOR 4u
+
+static uint32_t
+forged_disc (unsigned line, uint32_t base)
+{
+  if (line == 12)
+    return base | FORGED_FACTOR << 8 | 1u << 15;
+  return line == 11 ? base | 2u << 15 : base;
+}
+
+/* LINE of the fixture's assembly into OUT, with PRODUCER for the
+   compiler's DW_AT_producer and the discriminators of forged_disc.  */
+static void
+forge_line (char *line, FILE *out, const char *producer)
+{
+  unsigned file, ln;
+  if (strstr (line, "\t.string\t\"GNU C"))
+    {
+      fprintf (out, "\t.string\t\"%s\"\n", producer);
+      return;
+    }
+  if (sscanf (line, "\t.loc %u %u", &file, &ln) != 2 || (ln != 11 && ln != 12))
+    {
+      fputs (line, out);
+      return;
+    }
+  uint32_t base = 0;
+  char *d = strstr (line, " discriminator "), *end;
+  line[strcspn (line, "\n")] = 0;
+  if (d)
+    {
+      base = (uint32_t) strtoul (d + 15, &end, 10);
+      memmove (d, end, strlen (end) + 1);
+    }
+  fprintf (out, "%s discriminator %u\n", line, forged_disc (ln, base));
+}
+
+/* C's program built from its assembly with the DWARF PRODUCER would
+   write (forge_line), as NAME in C's directory; *OUT is C for it.  */
+static void
+core_forge (const struct core *c, const char *name, const char *producer,
+            struct core *out)
+{
+  char cmd[600], buf[256], path[200];
+  snprintf (cmd, sizeof cmd, "cd %s && gcc -std=c11 -O1 -g -no-pie "
+            "-fno-inline -fcf-protection=none -S core.c -o core.s 2>&1",
+            c->dir);
+  assert_int_equal (core_run (cmd, buf, sizeof buf), 0);
+  snprintf (path, sizeof path, "%s/core.s", c->dir);
+  FILE *in = fopen (path, "r");
+  snprintf (path, sizeof path, "%s/%s.s", c->dir, name);
+  FILE *o = fopen (path, "w");
+  assert_non_null (in);
+  assert_non_null (o);
+  char *line = NULL;
+  size_t cap = 0;
+  while (getline (&line, &cap, in) > 0)
+    forge_line (line, o, producer);
+  free (line);
+  fclose (in);
+  assert_int_equal (fclose (o), 0);
+  snprintf (cmd, sizeof cmd, "cd %s && gcc -no-pie %s.s -o %s 2>&1", c->dir,
+            name, name);
+  if (core_run (cmd, buf, sizeof buf) != 0)
+    fail_msg ("assembling %s: %s", path, buf);
+  *out = *c;
+  snprintf (out->bin, sizeof out->bin, "%s/%s", c->dir, name);
+  out->loop = core_symbol (out->bin, "loop");
+  assert_int_equal (core_find_back_edge (out), 0);
+}
+
+static struct sfdo_symtab *
+core_symtab (const struct core *c)
+{
+  struct sfdo_symtab *st = NULL;
+  assert_int_equal (sfdo_symtab_open (c->bin, &st, NULL), SFDO_OK);
+  return st;
+}
+
+/* At every address of the loop, GCC 16's discriminator is the base of
+   what the line table says, and the loop body's frame carries its
+   multiplicity; GCC 15's and clang's stay whole.  */
+static void
+check_forged_lookups (struct sfdo_symtab *raw, struct sfdo_symtab *g16,
+                      uint64_t lo, uint64_t hi)
+{
+  int raw_large = 0;
+  for (uint64_t a = lo; a < hi; a++)
+    {
+      const struct sfdo_frame *fr;
+      size_t n = sfdo_symtab_lookup (raw, a, &fr);
+      if (n == 0)
+        continue;
+      struct sfdo_frame r = fr[n - 1];
+      assert_int_equal (sfdo_symtab_lookup (g16, a, &fr), n);
+      assert_int_equal (fr[n - 1].line, r.line);
+      assert_int_equal (fr[n - 1].discriminator, r.discriminator & 0xff);
+      assert_int_equal (fr[n - 1].factor, r.line == 12 ? FORGED_FACTOR : 1);
+      assert_int_equal (r.factor, 1);
+      raw_large |= r.discriminator > 0xff;
+    }
+  assert_true (raw_large);
+}
+
+static void
+check_producer (struct sfdo_symtab *st, const char *want, size_t hierarchical)
+{
+  struct sfdo_symtab_stats stats;
+  sfdo_symtab_stats (st, &stats);
+  assert_int_equal (sfdo_symtab_nproducers (st), 1);
+  assert_string_equal (sfdo_symtab_producer (st, 0), want);
+  assert_int_equal (stats.hierarchical_units, hierarchical);
+}
+
+static void
+test_gcc16_discriminators_read_as_their_base (void **state)
+{
+  struct core *c = *state;
+  struct core g15, g16, clang;
+  core_forge (c, "g15", "GNU C11 15.1.0 -mtune=generic -O1 -g", &g15);
+  core_forge (c, "g16", "GNU C11 16.2.0 -mtune=generic -O1 -g", &g16);
+  core_forge (c, "clang", "Debian clang version 14.0.6", &clang);
+  struct sfdo_symtab *s15 = core_symtab (&g15), *s16 = core_symtab (&g16);
+  struct sfdo_symtab *sc = core_symtab (&clang);
+  uint64_t lo, hi;
+  assert_int_equal (sfdo_symtab_function_range (s16, g16.loop, &lo, &hi), 0);
+  check_forged_lookups (s15, s16, lo, hi);
+  check_forged_lookups (sc, s16, lo, hi);
+  check_producer (s15, "GCC 15.1.0", 0);
+  check_producer (s16, "GCC 16.2.0", 1);
+  check_producer (sc, "clang 14.0.6", 0);
+  sfdo_symtab_free (s15);
+  sfdo_symtab_free (s16);
+  sfdo_symtab_free (sc);
+}
+
+/* The LBR profile of the loop of C's build: 20 stacks of 15 runs.  */
+static struct core_result
+forged_loop_profile (const struct core *c, const char *data)
+{
+  struct core_data d;
+  struct sfdo_perfdata_branch br[16];
+  core_data_start (c, &d, data, &EV_TAKEN_LBR, 1);
+  core_data_mmap (&d, c->bin);
+  for (int i = 0; i < 20; i++)
+    core_data_sample (&d, 0, c->loop_jump,
+                      &(struct core_sample) { 320, br, loop_stack (c, br, 16),
+                                              NULL });
+  core_data_finish (&d);
+  return core_convert_ok (d.path, c->bin);
+}
+
+/* The largest discriminator of F's lines.  */
+static uint32_t
+largest_disc (const struct sfdo_prof_func *f)
+{
+  uint32_t m = 0;
+  for (size_t i = 0; i < f->nlines; i++)
+    m = f->lines[i].discriminator > m ? f->lines[i].discriminator : m;
+  return m;
+}
+
+static void
+test_gcc16_vectorized_copies_count_their_factor (void **state)
+{
+  struct core *c = *state;
+  struct core g15, g16;
+  core_forge (c, "v15", "GNU C11 15.1.0 -mtune=generic -O1 -g", &g15);
+  core_forge (c, "v16", "GNU C11 16.2.0 -mtune=generic -O1 -g", &g16);
+  struct core_result r15 = forged_loop_profile (&g15, "v15.data");
+  struct core_result r16 = forged_loop_profile (&g16, "v16.data");
+  const struct sfdo_prof_func *f15 = core_func (r15.p, "loop");
+  const struct sfdo_prof_func *f16 = core_func (r16.p, "loop");
+  assert_non_null (f15);
+  assert_non_null (f16);
+  /* One vectorized iteration ran four of the source's.  */
+  assert_int_equal (core_line (f15, LOOP_BODY), 20 * 15 * (320 / 16));
+  assert_int_equal (core_line (f16, LOOP_BODY),
+                    FORGED_FACTOR * 20 * 15 * (320 / 16));
+  assert_true (largest_disc (f15) > 0xff);
+  assert_true (largest_disc (f16) <= 0xff);
+  assert_int_equal (sfdo_profile_gcc_major (r15.p), 15);
+  assert_int_equal (sfdo_profile_gcc_major (r16.p), 16);
+  const struct sfdo_prof_header *h = sfdo_profile_header (r16.p);
+  assert_int_equal (h->nproducers, 1);
+  assert_string_equal (sfdo_profile_str (r16.p, h->producers[0]),
+                       "GCC 16.2.0");
+  sfdo_profile_free (r15.p);
+  sfdo_profile_free (r16.p);
+}
+
 int
 main (void)
 {
@@ -485,6 +686,8 @@ main (void)
     cmocka_unit_test (test_samples_before_their_mmap_count),
     cmocka_unit_test (test_lbr_dump_lists_runs_and_branches),
     cmocka_unit_test (test_no_sample_in_the_binaries_is_an_error),
+    cmocka_unit_test (test_gcc16_discriminators_read_as_their_base),
+    cmocka_unit_test (test_gcc16_vectorized_copies_count_their_factor),
   };
   return cmocka_run_group_tests_name ("convert core", tests, core_setup,
                                       core_teardown);

@@ -165,6 +165,7 @@ build_header (struct sfdo_profile *p)
   sfdo_profile_add_event (p, "INST_RETIRED:ANY_P", 1000, 7);
   sfdo_profile_add_event (p, "cycles:u", 2000003, 10);
   sfdo_profile_add_event (p, "cycles:u", 100003, 512);
+  sfdo_profile_add_producer (p, "GCC 16.2.0");
   h = sfdo_profile_header (p);
   h->samples_used = 4490;
   h->samples_dropped = 22;
@@ -345,6 +346,8 @@ check_rich_header (struct sfdo_profile *p)
   assert_int_equal (h->events[2].period, 2000003);
   assert_int_equal (h->samples_used, 4490);
   assert_int_equal (h->samples_dropped, 22);
+  assert_int_equal (h->nproducers, 1);
+  assert_string_equal (sfdo_profile_str (p, h->producers[0]), "GCC 16.2.0");
 }
 
 static void
@@ -536,6 +539,8 @@ assert_headers_equal (struct sfdo_profile *pa, struct sfdo_profile *pb)
                         b->nbuild_ids);
   assert_id_sets_equal (pa, a->modes, a->nmodes, pb, b->modes, b->nmodes);
   assert_id_sets_equal (pa, a->tools, a->ntools, pb, b->tools, b->ntools);
+  assert_id_sets_equal (pa, a->producers, a->nproducers, pb, b->producers,
+                        b->nproducers);
   assert_int_equal (a->nevents, b->nevents);
   for (size_t i = 0; i < a->nevents; i++)
     {
@@ -1201,6 +1206,8 @@ build_other (void)
   sfdo_profile_add_mode (p, "ip");
   sfdo_profile_add_event (p, "cycles:u", 100003, 100);
   sfdo_profile_add_tool (p, "sfdo-convert 0.2.0");
+  sfdo_profile_add_producer (p, "clang 14.0.6");
+  sfdo_profile_add_producer (p, "GCC 12.2.0");
   f->total = 1050;
   f->head = 2;
   f->checksum = 99;
@@ -1296,6 +1303,89 @@ test_merge_unites_header_sets (void **state)
   assert_string_equal (sfdo_profile_str (p, h->events[1].name), "cycles:u");
   assert_int_equal (h->events[1].period, 100003);
   assert_int_equal (h->events[1].samples, 4612);
+  assert_int_equal (h->nproducers, 3);
+  assert_string_equal (sfdo_profile_str (p, h->producers[0]), "GCC 12.2.0");
+  assert_string_equal (sfdo_profile_str (p, h->producers[1]), "GCC 16.2.0");
+  assert_string_equal (sfdo_profile_str (p, h->producers[2]),
+                       "clang 14.0.6");
+  sfdo_profile_free (p);
+}
+
+/* --- Producers ----------------------------------------------------------- */
+
+static void
+test_producers_give_gcc_majors (void **state)
+{
+  (void) state;
+  unsigned majors[4] = { 0 };
+  struct sfdo_profile *p = parse ("# sfdo-profile: 1\n"
+                                  "# producer: clang 14.0.6\n"
+                                  "# producer: GCC 16.2.0\n"
+                                  "# producer: GCC 12.2.0\n"
+                                  "# producer: GCC 16.1.0\n"
+                                  "# producer: GCC 16.2.0\n"
+                                  "f:1:1\n 0: 1\n");
+  assert_int_equal (sfdo_profile_header (p)->nproducers, 4);
+  assert_int_equal (sfdo_profile_gcc_majors (p, majors, 4), 2);
+  assert_int_equal (majors[0], 12);
+  assert_int_equal (majors[1], 16);
+  majors[0] = 0;
+  assert_int_equal (sfdo_profile_gcc_majors (p, majors, 1), 2);
+  assert_int_equal (majors[0], 12);
+  assert_int_equal (sfdo_profile_gcc_major (p), 16);
+  char *t = text_of (p);
+  assert_non_null (strstr (t, "# producer: GCC 12.2.0\n"
+                              "# producer: GCC 16.1.0\n"
+                              "# producer: GCC 16.2.0\n"
+                              "# producer: clang 14.0.6\n# samples:"));
+  free (t);
+  struct sfdo_profile *q = copy_via (p, SFDO_PROF_BINARY);
+  assert_profiles_equal (p, q);
+  sfdo_profile_free (q);
+  sfdo_profile_free (p);
+  /* A profile older than the field, or of clang's code alone.  */
+  p = parse ("# sfdo-profile: 1\n# producer: clang 14.0.6\nf:1:1\n 0: 1\n");
+  assert_int_equal (sfdo_profile_gcc_majors (p, majors, 4), 0);
+  assert_int_equal (sfdo_profile_gcc_major (p), 0);
+  sfdo_profile_free (p);
+  p = parse ("f:1:1\n 0: 1\n");
+  assert_int_equal (sfdo_profile_gcc_major (p), 0);
+  sfdo_profile_free (p);
+}
+
+/* A binary profile without producers ends its header fields where files
+   older than them did, and reads with none; one with them reads them, and
+   a count of them larger than what follows is refused at its offset.  */
+static void
+test_binary_producers_are_an_optional_tail (void **state)
+{
+  (void) state;
+  size_t len, len2;
+  struct sfdo_profile *p = parse ("# sfdo-profile: 1\n# samples: used=1 "
+                                  "dropped=2\nf:1:1\n 0: 1\n");
+  unsigned char *b = binary_of (p, &len);
+  size_t hdr = (size_t) get_u64 (b, H_HDR_OFF);
+  /* No build-id, mode, tool or event; used, dropped: and nothing else.  */
+  assert_int_equal (get_u64 (b, H_HDR_SIZE), 6);
+  assert_memory_equal (b + hdr, "\0\0\0\0\1\2", 6);
+  struct sfdo_profile *q = decode (b, len);
+  assert_int_equal (sfdo_profile_header (q)->nproducers, 0);
+  sfdo_profile_free (q);
+  sfdo_profile_add_producer (p, "GCC 16.2.0");
+  unsigned char *b2 = binary_of (p, &len2);
+  hdr = (size_t) get_u64 (b2, H_HDR_OFF);
+  assert_int_equal (get_u64 (b2, H_HDR_SIZE), 8);
+  assert_int_equal (b2[hdr + 6], 1);
+  q = decode (b2, len2);
+  assert_int_equal (sfdo_profile_gcc_major (q), 16);
+  sfdo_profile_free (q);
+  b2[hdr + 6] = 2;
+  expect_binary_error (b2, len2, SFDO_E_TRUNCATED, SFDO_E_TRUNCATED);
+  b2[hdr + 6] = 1;
+  b2[hdr + 7] = 0x7f;
+  expect_binary_error (b2, len2, SFDO_E_MALFORMED, SFDO_E_RANGE);
+  free (b);
+  free (b2);
   sfdo_profile_free (p);
 }
 
@@ -2050,6 +2140,8 @@ main (void)
     cmocka_unit_test (test_merge_is_commutative),
     cmocka_unit_test (test_merge_is_associative),
     cmocka_unit_test (test_merge_unites_header_sets),
+    cmocka_unit_test (test_producers_give_gcc_majors),
+    cmocka_unit_test (test_binary_producers_are_an_optional_tail),
     cmocka_unit_test (test_statics_found_by_path_tail),
     cmocka_unit_test (test_entries_head_else_busiest_line),
     cmocka_unit_test (test_merge_weight_multiplies_every_count),
