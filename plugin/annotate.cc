@@ -420,17 +420,21 @@ loop_measured_p (const struct sfdo_fn_counts *c, class loop *loop)
 }
 
 /* Loops whose trip count GCC knows (one exit, constant bounds, as in
-   for (i = 0; i < 4096; i++)) and that caught no sample run that often
-   per entry all the same: a loop too cheap to be sampled is not a loop
-   that never iterates, and the passes that later fold its first exit test
-   would find counts that do not add up.  Where the flow sent fewer
-   iterations round such a loop, the difference goes round its most
-   probable cycle, up to what the loop could have run and still caught no
-   sample (SFDO_UNSEEN_SAMPLES): a rarely entered function's entry count
-   is overstated by up to a sample's weight, and multiplying it by the
-   trip count would make a cold loop look hot.  A loop with samples keeps
-   what they say.  Outer loops first, so that an inner loop sees its
-   entries raised.  */
+   for (i = 0; i < 4096; i++)) run that often per entry, whatever the
+   profile says: a loop too cheap to be sampled is not a loop that never
+   iterates, and the passes that later fold its first exit test would find
+   counts that do not add up.  Where the flow sent fewer iterations round
+   such a loop, the difference goes round its most probable cycle.  For a
+   loop that caught no sample, only up to what it could have run and still
+   caught none (SFDO_UNSEEN_SAMPLES): a rarely entered function's entry
+   count is overstated by up to a sample's weight, and multiplying it by
+   the trip count would make a cold loop look hot.  A loop with samples
+   gets all of it: its samples came from code that ran once per entry
+   where the profiled binary had unrolled the loop away or replaced it
+   (GCC 15 and newer turn demo.c's bitwise CRC loop into a table lookup,
+   whose lines then count one iteration per byte), or they are short of
+   the trip count by sampling noise.  Outer loops first, so that an inner
+   loop sees its entries raised.  */
 
 static void
 fill_counted_loops (struct sfdo_fn_counts *c)
@@ -452,8 +456,7 @@ fill_counted_loops (struct sfdo_fn_counts *c)
       uint64_t n, entered = 0, looped = 0;
       edge e;
       edge_iterator ei;
-      if (!loop->latch || loop_measured_p (c, loop)
-	  || !constant_latch_count (loop, &n) || !n)
+      if (!loop->latch || !constant_latch_count (loop, &n) || !n)
 	continue;
       FOR_EACH_EDGE (e, ei, loop->header->preds)
 	if (flow_bb_inside_loop_p (loop, e->src))
@@ -465,7 +468,8 @@ fill_counted_loops (struct sfdo_fn_counts *c)
 						   (1, sfdo_block_size
 							 (loop->header)),
 						 1e-12);
-      want = MIN (want, (uint64_t) MIN (unseen, 1e18));
+      if (!loop_measured_p (c, loop))
+	want = MIN (want, (uint64_t) MIN (unseen, 1e18));
       if (entered && looped < want)
 	add_cycle_flow (c, loop, want - looped);
     }

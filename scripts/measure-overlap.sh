@@ -4,7 +4,7 @@
 #
 # Usage: scripts/measure-overlap.sh WORKDIR NAME SOURCE.c [ARG...]
 #
-#   Builds SOURCE.c at -O2 -g, records `./NAME ARG...` (SFDO_RECORD_MODE:
+#   Builds SOURCE.c at -O2 -g (SFDO_OPT: another level), records `./NAME ARG...` (SFDO_RECORD_MODE:
 #   timer, perf record at a fixed period; emu, sfdo-record --emulate's
 #   retired-instruction samples; emu-lbr, the same with the emulated LBR;
 #   emu-lbr-regs, with registers too; default, sfdo-record with no
@@ -28,7 +28,7 @@
 #   (timer; default: what scripts/perf-event.sh picks); SFDO_EMU_PERIOD
 #   (emu*: instructions per sample, default 100003); SFDO_BUILD (default
 #   build/), SFDO_GCC (or CC; default gcc), SFDO_PROFILED_GCC (default
-#   SFDO_GCC).
+#   SFDO_GCC), SFDO_OPT (default -O2).
 #
 # Exit status: 0 measured; 1 a step failed (its message on stderr); 2 usage.
 
@@ -46,6 +46,7 @@ cc=${SFDO_GCC:-${CC:-gcc}}
 # The GCC that builds the profiled binary (default: the same): a profile
 # from another GCC version, read by this one.
 profiled_cc=${SFDO_PROFILED_GCC:-$cc}
+opt=${SFDO_OPT:--O2}
 plugin=(-fplugin="$build/samplefdo.so")
 mode=${SFDO_RECORD_MODE:-timer}
 emu_period=${SFDO_EMU_PERIOD:-100003}
@@ -70,7 +71,7 @@ die() {
 mkdir -p "$work"
 cd "$work"
 rm -f ./*.gcda "$name".{ref,sfdo,static}.dump
-"$profiled_cc" -std=gnu11 -O2 -g "$src" -o "$name" || die "the -O2 build failed"
+"$profiled_cc" -std=gnu11 "$opt" -g "$src" -o "$name" || die "the $opt build failed"
 case $mode in
     timer) perf record -q --no-bpf-event -e "$PERF_EVENT" -c "$PERF_PERIOD" \
                -o "$name.data" -- "./$name" "$@" >/dev/null 2>"$name.perf.err" ||
@@ -87,20 +88,20 @@ esac
 samples=$(sed -n 's/^sfdo-convert: [0-9]* samples: \([0-9]*\) used.*/\1/p' "$name.convert.err")
 
 # One output name for both instrumented builds: gcda files are named after it.
-"$cc" -std=gnu11 -O2 -g -fprofile-generate "$src" -o "$name.inst" ||
+"$cc" -std=gnu11 "$opt" -g -fprofile-generate "$src" -o "$name.inst" ||
     die "the -fprofile-generate build failed"
 "./$name.inst" "$@" >/dev/null
-"$cc" -std=gnu11 -O2 -g -fprofile-use -fno-vpt "${plugin[@]}" \
+"$cc" -std=gnu11 "$opt" -g -fprofile-use -fno-vpt "${plugin[@]}" \
     -fplugin-arg-samplefdo-profile="$name.prof" -fplugin-arg-samplefdo-dump-only \
     -fplugin-arg-samplefdo-dump="$name.ref.dump" "$src" -o "$name.inst" ||
     die "the -fprofile-use dump failed"
 # No inline replay: it would inline calls before the dump, which the
 # reference's CFG does not have.
-"$cc" -std=gnu11 -O2 -g "${plugin[@]}" -fplugin-arg-samplefdo-profile="$name.prof" \
+"$cc" -std=gnu11 "$opt" -g "${plugin[@]}" -fplugin-arg-samplefdo-profile="$name.prof" \
     -fplugin-arg-samplefdo-no-inline \
     -fplugin-arg-samplefdo-dump="$name.sfdo.dump" "$src" -o "$name.sfdo" ||
     die "the build with the plugin failed"
-"$cc" -std=gnu11 -O2 -g "${plugin[@]}" -fplugin-arg-samplefdo-profile="$name.prof" \
+"$cc" -std=gnu11 "$opt" -g "${plugin[@]}" -fplugin-arg-samplefdo-profile="$name.prof" \
     -fplugin-arg-samplefdo-dump-only -fplugin-arg-samplefdo-dump="$name.static.dump" \
     "$src" -o "$name.static" || die "the static-estimate dump failed"
 

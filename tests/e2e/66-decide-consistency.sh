@@ -23,12 +23,20 @@ D=$SFDO_ROOT/tests/e2e/data/decide
 dumps=(-fdump-ipa-all-blocks-details -fdump-tree-dom2-blocks-details
        -fdump-tree-switchlower1-blocks-details -fdump-tree-tailc-blocks-details
        -fdump-tree-optimized-blocks-details)
+# GCC 16.2's IPA-CP does not rescale the clones it makes: its
+# cgraph_node::scale_profile_to computes the ratio and never applies it
+# (cgraph.cc), so a clone of a public function keeps the whole entry
+# count when this unit's calls, the only ones redirected to it, say less
+# (a sampled profile's entry and call counts differ by a few samples).
+# Those reports are GCC's, and left out there.
+except=
+[[ $("$SFDO_GCC" -dumpversion) == 16* ]] && except=.constprop
 bad=
 for prog in consistency coldpath peel; do
   decide_build "$prog" "$D/$prog.c" -- -g "${dumps[@]}"
   grep -q 'blocks whose edge counts do not add up' "$DECIDE_DIR/sfdo/plugin.err" &&
     bad+=" $prog: the plugin's own check: $(grep 'do not add up' "$DECIDE_DIR/sfdo/plugin.err");"
-  bad+=$(decide_sfdo_only_invalid_sums "$prog.c")
+  bad+=$(decide_sfdo_only_invalid_sums "$prog.c" $except)
 done
 # A recording where checksum is entered more often (main's 56653 calls)
 # than its own samples leave it (37146): the flow solver sends the surplus

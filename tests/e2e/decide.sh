@@ -191,10 +191,13 @@ decide_expect() {
 }
 
 # decide_invalid_sums DUMP [EXCEPT]: how many "Invalid sum" reports DUMP
-# has (0 when it is missing), leaving out those that contain EXCEPT.
+# has (0 when it is missing), leaving out those that contain EXCEPT.  A
+# report of a call-graph node's caller counts is read as "NODE: report"
+# (the node it follows, as "name/N"), so that EXCEPT can name nodes.
 decide_invalid_sums() {
     local lines
-    lines=$(grep 'Invalid sum' "$1" 2>/dev/null) || true
+    lines=$(awk '/^[^ \t;].*\/[0-9]+ \(/ { node = $1 }
+                 /Invalid sum/ { print node ": " $0 }' "$1" 2>/dev/null) || true
     [[ -z ${2:-} ]] || lines=$(grep -vF -- "$2" <<<"$lines") || true
     grep -c . <<<"$lines" || true
 }
