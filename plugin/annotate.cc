@@ -405,6 +405,10 @@ shallower_first (const void *a, const void *b)
 /* Samples an unmeasured loop may be assumed to have missed.  */
 #define SFDO_UNSEEN_SAMPLES 2.0
 
+/* Samples a loop's entries must stand for before a measured loop is
+   raised to its trip count times them.  */
+#define SFDO_SURE_ENTRY_SAMPLES 8.0
+
 /* Whether some block of LOOP has a measured count above zero.  */
 
 static bool
@@ -429,12 +433,16 @@ loop_measured_p (const struct sfdo_fn_counts *c, class loop *loop)
    caught none (SFDO_UNSEEN_SAMPLES): a rarely entered function's entry
    count is overstated by up to a sample's weight, and multiplying it by
    the trip count would make a cold loop look hot.  A loop with samples
-   gets all of it: its samples came from code that ran once per entry
-   where the profiled binary had unrolled the loop away or replaced it
-   (GCC 15 and newer turn demo.c's bitwise CRC loop into a table lookup,
-   whose lines then count one iteration per byte), or they are short of
-   the trip count by sampling noise.  Outer loops first, so that an inner
-   loop sees its entries raised.  */
+   that make it iterate less than half its trip count gets all of it: its
+   samples came from code that ran once per entry where the profiled
+   binary had unrolled the loop away or replaced it (GCC 15 and newer turn
+   demo.c's bitwise CRC loop into a table lookup, whose lines then count
+   one iteration per byte), where its entries are known from enough
+   samples.  Otherwise the samples stand: raising a measured loop to the
+   multiple of an entry count of a sample or two (main's loop of a
+   million calls in GCC's tree-prof merge_block.c) put Invalid sums in
+   the passes after it.  Outer loops first, so that an inner loop sees
+   its entries raised.  */
 
 static void
 fill_counted_loops (struct sfdo_fn_counts *c)
@@ -470,6 +478,11 @@ fill_counted_loops (struct sfdo_fn_counts *c)
 						 1e-12);
       if (!loop_measured_p (c, loop))
 	want = MIN (want, (uint64_t) MIN (unseen, 1e18));
+      else if (looped >= want / 2
+	       || (sfdo_expected_samples (entered,
+					  sfdo_block_size (loop->header))
+		   < SFDO_SURE_ENTRY_SAMPLES))
+	continue;
       if (entered && looped < want)
 	add_cycle_flow (c, loop, want - looped);
     }

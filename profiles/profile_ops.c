@@ -350,6 +350,25 @@ moved (const struct sfdo_offset_move *move, uint32_t offset)
 
 /* A copy of SRC (of profile PS) owned by profile PD, counts times W, its
    own positions (not its inlinees') moved by MOVE when not NULL.  */
+/* The line (OFFSET, DISC) of F, which is being built, with COUNT: two
+   lines of a stale profile that move to one (a line placed by the nearer
+   anchor next to one that kept its distance, lines joined by an edit)
+   are statements of one line, which runs as often as the busier of them,
+   not as often as both.  */
+static struct sfdo_prof_line *
+moved_line (struct sfdo_prof_func *f, uint32_t offset, uint32_t disc,
+            uint64_t count)
+{
+  for (size_t i = 0; i < f->nlines; i++)
+    if (f->lines[i].offset == offset && f->lines[i].discriminator == disc)
+      {
+        if (count > f->lines[i].count)
+          f->lines[i].count = count;
+        return &f->lines[i];
+      }
+  return sfdo_prof_func_add_line (f, offset, disc, count);
+}
+
 static struct sfdo_prof_func *
 copy_func_moved (struct sfdo_profile *pd, const struct sfdo_profile *ps,
                  const struct sfdo_prof_func *src, uint64_t w,
@@ -369,8 +388,8 @@ copy_func_moved (struct sfdo_profile *pd, const struct sfdo_profile *ps,
       if ((to = moved (move, sl->offset)) < 0)
         continue;
       struct sfdo_prof_line *l
-        = sfdo_prof_func_add_line (f, (uint32_t) to, sl->discriminator,
-                                   sfdo_sat_mul (sl->count, w));
+        = moved_line (f, (uint32_t) to, sl->discriminator,
+                      sfdo_sat_mul (sl->count, w));
       for (size_t k = 0; k < sl->ntargets; k++)
         sfdo_prof_line_add_target (l, REMAP (sl->targets[k].name),
                                    sfdo_sat_mul (sl->targets[k].count, w));

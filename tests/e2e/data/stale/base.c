@@ -37,7 +37,7 @@ spread (unsigned long v)
 {
   unsigned long r = 0;
   /* EDIT-LEAF */
-  for (int k = 0; k < 8; k++)
+  for (int k = 0; k < 5 + (int) (v & 3); k++)
     r += (v >> (8 * k)) & 0xff;
   return r ^ (r << 17);
 }
