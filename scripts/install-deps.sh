@@ -24,6 +24,7 @@ readonly PROG=install-deps
 # Debian 12 package names (checked with apt-cache policy), and why each.
 readonly DEFAULT_PACKAGES=(
     gcc g++ make              # the tools, and the plugin (C++)
+    debootstrap               # the Debian sid chroot with GCC 13 to 16 (tests)
     gcc-12-plugin-dev         # GCC's plugin headers, for plugin/
     libelf-dev libdw-dev      # ELF and DWARF (libdwfl) for the converter
     libpfm4-dev               # event names for the recorder

@@ -22,7 +22,7 @@ while IFS= read -r row; do
         [[ -n $(find "$SFDO_ROOT/tests/unit" -name "$t") ]] ||
             fail "README: $t (row of$stage) is not in tests/unit"
     done
-    for t in $(grep -oE '\b[0-9]{2}-[a-z0-9-]+' <<<"$shown" || true); do
+    for t in $(grep -oE '\b[0-9]{2,3}-[a-z0-9-]+' <<<"$shown" || true); do
         [[ -f $SFDO_ROOT/tests/e2e/$t.sh ]] ||
             fail "README: e2e $t (row of$stage) is not tests/e2e/$t.sh"
     done
