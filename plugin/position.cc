@@ -344,10 +344,16 @@ line_record (const struct sfdo_prof_func *f, uint32_t offset, uint32_t disc)
 
   /* Reading them as they are places more counts right than leaving the
      line to the flow (block overlap with -fprofile-use on the e2e
-     programs, profiles of GCC 12 and 13 read by 12, 13 and 16); the unit
-     says how many lines it read so.  */
+     programs, profiles of GCC 12 and 13 read by 12, 13 and 16), but for
+     a zero: the flow holds a measured zero, and one read off another
+     block (GCC 16's loop guard for GCC 12's loop test in divisors.c)
+     stops a hot loop.  The unit says how many lines it read so.  */
   if (l && !sole && other_numbering)
-    other_numbering_lines->add (sfdo_line_key::value_type (f, offset));
+    {
+      other_numbering_lines->add (sfdo_line_key::value_type (f, offset));
+      if (l->count == 0)
+	return NULL;
+    }
   if (!l && sole && body_line_in_one_block (f, offset))
     l = sole;
   return l;

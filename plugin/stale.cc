@@ -34,8 +34,9 @@
 #include "stale.h"
 
 /* The anchors of the current function's body (its calls, and its own
-   lines with blocks of a discriminator: branch anchors), sorted, and
-   into LINES the offsets its statements sit at.  */
+   lines with blocks of a discriminator: branch anchors, where the profile
+   numbers blocks as this GCC does), sorted, and into LINES the offsets
+   its statements sit at.  */
 
 static void
 body_anchors (vec<sfdo_anchor> *out, hash_set<int_hash<int, -1, -2> > *lines)
@@ -59,10 +60,29 @@ body_anchors (vec<sfdo_anchor> *out, hash_set<int_hash<int, -1, -2> > *lines)
 	if (callee)
 	  out->safe_push ({ (uint32_t) offset, IDENTIFIER_POINTER
 						(DECL_ASSEMBLER_NAME (callee)) });
-	if (!inlined && sfdo_stmt_discriminator (stmt))
+	if (!inlined && sfdo_stmt_discriminator (stmt)
+	    && !sfdo_stats.other_numbering)
 	  out->safe_push ({ (uint32_t) offset, sfdo_branch_anchor });
       }
   out->truncate (sfdo_anchors_sort (out->address (), out->length ()));
+}
+
+/* Drop the branch anchors of the N anchors A, in place; how many are
+   left.  A profile of a build by a GCC that numbers the blocks of a line
+   otherwise (position.h) has its discriminators on other lines than this
+   body (GCC 12 gives a loop body's every line its latch's number): its
+   branches would move a profile that fits.  */
+
+static size_t
+without_branch_anchors (struct sfdo_anchor *a, size_t n)
+{
+  size_t k = 0;
+
+  for (size_t i = 0; i < n; i++)
+    if (a[i].name != sfdo_branch_anchor
+	&& strcmp (a[i].name, sfdo_branch_anchor) != 0)
+      a[k++] = a[i];
+  return k;
 }
 
 /* How the profile's lines move: the matched anchors, and the lines of
@@ -328,6 +348,8 @@ sfdo_realign_profile (struct sfdo_prof_func *f, struct sfdo_realignment *r)
   memset (r, 0, sizeof *r);
   r->fit = SFDO_FIT_UNANCHORED;
   old_anchors = sfdo_prof_func_anchors (sfdo_profile, f, &nold);
+  if (sfdo_stats.other_numbering)
+    nold = without_branch_anchors (old_anchors, nold);
   r->anchors = nold;
   if (!nold)
     return f;
