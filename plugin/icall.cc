@@ -9,7 +9,9 @@
    names a target taking at least half of the calls and the call is hot:
    ipa-profile then turns it into a speculative direct call, which the
    inliner may inline; for a C++ virtual call (OBJ_TYPE_REF) this is
-   speculative devirtualisation.  A target is named by its profile id: a
+   speculative devirtualisation; where the profiled binary had devirtualised
+   a virtual call speculatively itself, the direct calls at its line to
+   methods it can reach.  A target is named by its profile id: a
    public function gets the one GCC computes for it in its own unit
    (coverage.cc: the CRC32 of its assembler name).  GCC's id of a
    file-local function mixes in its unit's object file name, which no
@@ -40,6 +42,7 @@
 #include "gcov-io.h"
 #include "profile.h"
 #include "coverage.h"
+#include "ipa-utils.h"
 
 #include "gcc-compat.h"
 #include "../profiles/profile.h"
@@ -229,6 +232,59 @@ attach_instance_targets (const struct sfdo_prof_func *f, gcall *call,
 				   (unsigned) GCOV_TOPN_MAXIMUM_TRACKED_VALUES));
 }
 
+/* Add COUNT calls of the target ID to ENTRIES.  */
+
+static void
+add_target (vec<sfdo_hist_entry> *entries, gcov_type id, uint64_t count)
+{
+  for (sfdo_hist_entry &e : *entries)
+    if (e.value == id)
+      {
+	e.count = sfdo_sat_add (e.count, count);
+	return;
+      }
+  entries->safe_push ({ id, count });
+}
+
+/* Where the profiled binary had devirtualised the virtual call CALL
+   speculatively (GCC 16 does at -O2: a test of the object's vtable entry,
+   then a direct call to each likely target), the direct calls F records
+   at the call's line to methods the call can reach say which and how
+   often, as its histogram would have.  */
+
+static bool
+attach_devirtualized_targets (const struct sfdo_prof_func *f, gcall *call)
+{
+  tree ref = gimple_call_fn (call);
+  auto_vec<sfdo_hist_entry, 8> entries;
+  uint32_t offset;
+  const struct sfdo_prof_func *g;
+
+  if (TREE_CODE (ref) != OBJ_TYPE_REF
+      || !(g = sfdo_innermost_profile (f, call, &offset)))
+    return false;
+  for (size_t i = 0; i < g->nlines; i++)
+    for (size_t k = 0; g->lines[i].offset == offset
+		       && k < g->lines[i].ntargets; k++)
+      {
+	const struct sfdo_prof_target *t = &g->lines[i].targets[k];
+	const char *name = sfdo_profile_str (sfdo_profile, t->name);
+	symtab_node *sym = symtab_node::get_for_asmname (get_identifier (name));
+	cgraph_node *node = sym ? dyn_cast <cgraph_node *> (sym) : NULL;
+	gcov_type id;
+	if (t->count && node && possible_polymorphic_call_target_p (ref, call,
+								    node)
+	    && (id = profile_id_of (name)))
+	  add_target (&entries, id, t->count);
+      }
+  entries.qsort (by_count_desc);
+  return !entries.is_empty ()
+	 && sfdo_attach_topn (call, HIST_TYPE_INDIR_CALL, ref,
+			      entries.address (),
+			      MIN (entries.length (),
+				   (unsigned) GCOV_TOPN_MAXIMUM_TRACKED_VALUES));
+}
+
 unsigned
 sfdo_attach_icall_histograms (const struct sfdo_prof_func *f)
 {
@@ -252,8 +308,10 @@ sfdo_attach_icall_histograms (const struct sfdo_prof_func *f)
 	  continue;
 	if (h)
 	  attached += attach_targets (call, h);
+	else if (!attach_instance_targets (f, call, disc))
+	  attached += attach_devirtualized_targets (f, call);
 	else
-	  attached += attach_instance_targets (f, call, disc);
+	  attached++;
       }
   return attached;
 }
