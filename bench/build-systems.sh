@@ -13,7 +13,8 @@
 #   -specs=PREFIX/lib/sfdo/sfdo.specs -fprofile-sample=FILE:
 #     make   make -C programs CFLAGS=..., the profile path relative to
 #            programs/, where the compiler runs;
-#     cmake  CMAKE_C_FLAGS, an absolute path;
+#     cmake  CMAKE_C_FLAGS, an absolute path (and CMake 4's policy floor,
+#            which zstd 1.5.4's cmake_minimum_required is below);
 #     meson  CFLAGS in the environment of meson setup, an absolute path.
 #   Each build must say (the plugin's verbose lines) that it matched
 #   functions of the profile, and its zstd must round-trip a file.  Prints
@@ -90,7 +91,7 @@ make -s -C "$WORK/make/programs" zstd-release CC="$GCC" \
 check make "$WORK/make.log" "$WORK/make/programs/zstd"
 
 CC=$GCC cmake -S "$SRC/build/cmake" -B "$WORK/cmake" -DCMAKE_BUILD_TYPE=Release \
-    -DZSTD_BUILD_SHARED=OFF \
+    -DZSTD_BUILD_SHARED=OFF -DCMAKE_POLICY_VERSION_MINIMUM=3.5 \
     -DCMAKE_C_FLAGS="$SP -fprofile-sample=$PROF -fplugin-arg-samplefdo-verbose" \
     > "$WORK/cmake.log" 2>&1 || die "cmake failed: $(tail -n 5 "$WORK/cmake.log")"
 cmake --build "$WORK/cmake" -j2 >> "$WORK/cmake.log" 2>&1 ||
