@@ -41,8 +41,8 @@
 #            aligned by its loop's line (a branch anchor).
 # Where lines moved, `sfdo-profile align OLD.prof NEW-BINARY` must give a
 # profile that the plugin finds fitting as it is and that overlaps the
-# instrumented counts as well as the plugin's own alignment (within a
-# point); a profile without call sites is refused.
+# instrumented counts as well as the plugin's own alignment (within 1.5
+# points: OFFLINE_LOSS); a profile without call sites is refused.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/decide.sh"
@@ -50,7 +50,7 @@ need_built sfdo-record sfdo-convert
 need_plugin
 tmpdir
 BASE=$SFDO_ROOT/tests/e2e/data/stale/base.c
-MIN_OVERLAP=95 MIN_GAIN=4 MAX_LOSS=1 ARG=4000000
+MIN_OVERLAP=95 MIN_GAIN=4 MAX_LOSS=1 OFFLINE_LOSS=1.5 ARG=4000000
 read -r -a RECORD <<<"$(decide_recording)"
 PLUGIN=$SFDO_BUILD/samplefdo.so
 
@@ -214,7 +214,12 @@ for e in above inside delete branch callee reorder rename resemble leaf; do
         ! grep -q 'stale profile: ' "$d/offline.err" ||
             fail "$e: the plugin found the offline-aligned profile stale"
         o=$(overlap "$d" offline)
-        awk -v o="$o" -v a="$a" 'BEGIN { exit !(o >= a - 1) }' ||
+        # OFFLINE_LOSS: offline, a line that lands where the new binary has
+        # no code of its own is left out, where the plugin keeps it for a
+        # statement the body still has; GCC 16 merges more lines' code, and
+        # once in about 13 runs such a line's count was worth a point
+        # (inside: 98.60% against 99.61%).
+        awk -v o="$o" -v a="$a" -v l="$OFFLINE_LOSS" 'BEGIN { exit !(o >= a - l) }' ||
             fail "$e: the offline-aligned profile overlaps the instrumented counts by $o%, the plugin's alignment by $a%"
         table[${#table[@]}-1]+=", offline $o%"
     fi
