@@ -250,21 +250,7 @@ measure_cost() {
 # create_gcov 0.19 writes version-1 string tables (lengths in 4-byte words);
 # GCC 12 reads version 2 (length in bytes, including the NUL, no padding).
 afdo_v1_to_v2() {
-    python3 - "$1" "$2" <<'PY'
-import struct, sys
-d = open(sys.argv[1], "rb").read()
-magic, version, _ = struct.unpack_from("<III", d, 0)
-tag, length = struct.unpack_from("<II", d, 12)
-pos = 20
-n, = struct.unpack_from("<I", d, pos); pos += 4
-names = []
-for _ in range(n):
-    words, = struct.unpack_from("<I", d, pos); pos += 4
-    names.append(d[pos:pos + 4 * words].split(b"\0")[0]); pos += 4 * words
-body = struct.pack("<I", n) + b"".join(struct.pack("<I", len(s) + 1) + s + b"\0" for s in names)
-out = struct.pack("<III", magic, 2, 0) + struct.pack("<II", tag, (len(body) + 3) // 4) + body + d[pos:]
-open(sys.argv[2], "wb").write(out)
-PY
+    python3 bench/afdo-v1-to-v2.py "$1" "$2"
 }
 
 # record_cmd DATA CMD: the recorder's command line around the shell CMD.

@@ -119,8 +119,7 @@ complete_functions (const struct sfdo_match *m,
 /* The header: build-ids and compilers (which tell the plugin how the
    discriminators were numbered) of the binaries that gave samples, the
    modes used, the tool, the events and the sample totals.  TIME: the IP
-   counts
-   are of an event other than retired instructions (cycles, a timer),
+   counts are of an event other than retired instructions (cycles, a timer),
    weighted by how long instructions take, not how often they run (the
    plugin tells executions by it: the events a header lists do not, once
    profiles of a timer and of retired instructions are merged).  */

@@ -931,7 +931,7 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
   c->block = XCNEWVEC (uint64_t, c->nblocks);
   first = c->first_edge = XCNEWVEC (unsigned, c->nblocks);
   if (f)
-    sfdo_line_groups_begin (f);
+    sfdo_line_blocks_begin (f);
   FOR_ALL_BB_FN (bb, cfun)
     {
       bool from_inlinee = false;
@@ -950,7 +950,7 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
 	  c->known_blocks += c->raw[bb->index] >= 0;
 	}
     }
-  sfdo_line_groups_end ();
+  sfdo_line_blocks_end ();
   c->edge = XCNEWVEC (uint64_t, c->nedges + 1);
   c->fit = f ? profile_fit (f) : 1.0;
   if (!f || !solve)

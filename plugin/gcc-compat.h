@@ -89,16 +89,6 @@ sfdo_block_discriminator (basic_block bb)
 #endif
 }
 
-/* The base discriminator of the call an inlined-function BLOCK stands
-   for, as DW_AT_GNU_discriminator gives it: 0 on GCC 12, which writes
-   none.  */
-
-static inline unsigned
-sfdo_call_discriminator (tree block)
-{
-  return sfdo_loc_discriminator (BLOCK_SOURCE_LOCATION (block));
-}
-
 /* How GCC MAJOR numbers the blocks of a line (tree-cfg.cc
    assign_discriminators; COUNTS-BY-GCC.md 13): 1, per block, a block's
    number on all its lines (12 and older); 2, per statement, a new number
@@ -194,6 +184,5 @@ sfdo_profile_is_partial (void)
   cfun->cfg->full_profile = false;
 #endif
 }
-
 
 #endif

@@ -308,10 +308,9 @@ sfdo_attach_icall_histograms (const struct sfdo_prof_func *f)
 	  continue;
 	if (h)
 	  attached += attach_targets (call, h);
-	else if (!attach_instance_targets (f, call, disc))
-	  attached += attach_devirtualized_targets (f, call);
 	else
-	  attached++;
+	  attached += (attach_instance_targets (f, call, disc)
+		       || attach_devirtualized_targets (f, call));
       }
   return attached;
 }

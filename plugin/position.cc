@@ -231,7 +231,7 @@ sfdo_positions_renumbered_lines (void)
 }
 
 /* The blocks the current body has each line of each profile its
-   statements reach in, while sfdo_line_groups_begin's table stands:
+   statements reach in, while sfdo_line_blocks_begin's table stands:
    (profile, line offset, block index), sorted, without repeats.  */
 struct sfdo_line_block
 {
@@ -255,7 +255,7 @@ line_block_cmp (const void *a, const void *b)
 }
 
 void
-sfdo_line_groups_begin (const struct sfdo_prof_func *f)
+sfdo_line_blocks_begin (const struct sfdo_prof_func *f)
 {
   basic_block bb;
 
@@ -279,7 +279,7 @@ sfdo_line_groups_begin (const struct sfdo_prof_func *f)
 }
 
 void
-sfdo_line_groups_end (void)
+sfdo_line_blocks_end (void)
 {
   body_line_blocks.release ();
 }
@@ -310,21 +310,26 @@ body_line_in_one_block (const struct sfdo_prof_func *f, uint32_t offset)
 }
 
 /* The only record F has at line OFFSET, whatever its discriminator; NULL
-   if it has none or several.  */
+   if it has none or several.  F's lines are sorted by (offset,
+   discriminator): a binary search, for this runs for every statement.  */
 
 static const struct sfdo_prof_line *
 sole_line_at (const struct sfdo_prof_func *f, uint32_t offset)
 {
-  const struct sfdo_prof_line *l = NULL;
+  size_t lo = 0, hi = f->nlines;
 
-  for (size_t i = 0; i < f->nlines; i++)
-    if (f->lines[i].offset == offset)
-      {
-	if (l)
-	  return NULL;
-	l = &f->lines[i];
-      }
-  return l;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (f->lines[mid].offset < offset)
+	lo = mid + 1;
+      else
+	hi = mid;
+    }
+  if (lo == f->nlines || f->lines[lo].offset != offset
+      || (lo + 1 < f->nlines && f->lines[lo + 1].offset == offset))
+    return NULL;
+  return &f->lines[lo];
 }
 
 /* The record F has for (OFFSET, DISC), or NULL: an exact match, else the

@@ -51,15 +51,15 @@ unsigned sfdo_positions_renumbered_lines (void);
 
 /* Note, for sfdo_stmt_count, which blocks of the current body hold each
    line of each profile its statements reach from F (the current
-   function's profile), until sfdo_line_groups_end.  */
-void sfdo_line_groups_begin (const struct sfdo_prof_func *f);
-void sfdo_line_groups_end (void);
+   function's profile), until sfdo_line_blocks_end.  */
+void sfdo_line_blocks_begin (const struct sfdo_prof_func *f);
+void sfdo_line_blocks_end (void);
 
 /* The count of STMT, in a block of discriminator DISC, from F (the
    current function's profile); false if the profile does not know
    STMT's position.  *EXACT says whether the count is the one at
    (line, DISC) itself, or the line's only one where this body has the
-   line in one block too (between sfdo_line_groups_begin and _end); false
+   line in one block too (between sfdo_line_blocks_begin and _end); false
    where it is the line's, taken because the profile kept no
    discriminators for the function.  */
 bool sfdo_stmt_count (const struct sfdo_prof_func *f, gimple *stmt,
@@ -68,7 +68,7 @@ bool sfdo_stmt_count (const struct sfdo_prof_func *f, gimple *stmt,
 /* How often the profiled binary made the out-of-line call CALL (in a
    block of discriminator DISC) to CALLEE, as F (the current function's
    profile) records it at the call's line, into *COUNT; false if it does
-   not.  Needs sfdo_line_groups_begin's table as sfdo_stmt_count does.  */
+   not.  Needs sfdo_line_blocks_begin's table as sfdo_stmt_count does.  */
 bool sfdo_call_count (const struct sfdo_prof_func *f, gimple *call,
 		      unsigned disc, tree callee, uint64_t *count);
 
