@@ -176,6 +176,66 @@ block_count (const struct sfdo_prof_func *f, basic_block bb, bool *from_inlinee)
   return c > (uint64_t) INT64_MAX ? INT64_MAX : (int64_t) c;
 }
 
+/* The largest renumbered count (sfdo_stmt_renumbered_count) of BB's
+   statements in F, or 0.  */
+
+static uint64_t
+renumbered_block_count (const struct sfdo_prof_func *f, basic_block bb)
+{
+  uint64_t most = 0, c;
+
+  for (gimple_stmt_iterator gsi = gsi_start_nondebug_bb (bb);
+       !gsi_end_p (gsi); gsi_next_nondebug (&gsi))
+    if (sfdo_stmt_renumbered_count (f, gsi_stmt (gsi), &c))
+      most = MAX (most, c);
+  return most;
+}
+
+/* Give the blocks of every loop of the current function whose blocks
+   all read zero or nothing in C, while lines of the loop have counts at
+   discriminators none of its statements has, those lines' largest
+   counts.  A build made from a profile (sfdo's, PGO's) unrolls and
+   peels, and GCC 12 numbers the copies' blocks anew: recorded, peel.c's
+   loop nest held its counts at discriminator 0 and zeros at 1 to 3, the
+   numbers of the -O2 body's blocks, and the next build put the nest in
+   the cold section whole (iterate-bench).  A loop with a block measured
+   running keeps its zeros: the other number is another statement's
+   (peel-1.c of GCC's tree-prof tests: the loop's test held 871 at
+   discriminator 0, its latch, which never ran, 0 at 2).  Needs the
+   table of sfdo_line_blocks_begin.  */
+
+static void
+read_renumbered_loops (const struct sfdo_prof_func *f,
+		       struct sfdo_fn_counts *c)
+{
+  auto_vec<class loop *, 8> silent;
+
+  if (!current_loops || number_of_loops (cfun) <= 1)
+    return;
+  /* Judged on the measurements as read, whichever loop comes first.  */
+  for (auto loop : loops_list (cfun, 0))
+    {
+      basic_block *body = get_loop_body (loop);
+      bool ran = false;
+      for (unsigned i = 0; i < loop->num_nodes && !ran; i++)
+	ran = c->raw[body[i]->index] > 0;
+      free (body);
+      if (!ran)
+	silent.safe_push (loop);
+    }
+  for (class loop *loop : silent)
+    {
+      basic_block *body = get_loop_body (loop);
+      for (unsigned i = 0; i < loop->num_nodes; i++)
+	{
+	  uint64_t n = renumbered_block_count (f, body[i]);
+	  if (n)
+	    c->raw[body[i]->index] = (int64_t) MIN (n, (uint64_t) INT64_MAX);
+	}
+      free (body);
+    }
+}
+
 /* Share of F's own body count at line offsets some statement of the
    current function has: how well the profile fits the body.  */
 
@@ -694,9 +754,52 @@ above_dominator (const int64_t *raw, basic_block bb)
   return false;
 }
 
+/* The largest count in RAW of each loop's own blocks (those whose
+   innermost loop it is), by loop number: its header runs at least that
+   often, once per iteration.  A new array the caller frees.  */
+
+static int64_t *
+loop_own_max (const int64_t *raw)
+{
+  int64_t *most = XNEWVEC (int64_t, number_of_loops (cfun));
+  basic_block bb;
+
+  for (unsigned i = 0; i < number_of_loops (cfun); i++)
+    most[i] = -1;
+  FOR_EACH_BB_FN (bb, cfun)
+    if (bb->loop_father)
+      most[bb->loop_father->num] = MAX (most[bb->loop_father->num],
+					raw[bb->index]);
+  return most;
+}
+
+/* The count a zero measured at BB must at least be, from RAW and
+   LOOP_MAX (loop_own_max): that of a block that runs exactly as often
+   (class_count), and for a loop's header its loop's busiest own block.
+   A loop header measured zero in a loop whose body ran is code of
+   another number in the profiled binary: GCC copies a loop's exit test
+   before the loop and into the body's block, and GCC 12 numbers the copy
+   in the body with the body's discriminator, so the header's number is
+   left with the copy that ran once (the e2e 51 loop, whose call's
+   histogram a branch-stack recording then lost with the loop); the flow
+   would rather lower the body than raise a block with no sample once the
+   body holds a few thousand samples.  */
+
+static int64_t
+zero_floor (const int64_t *raw, const int64_t *loop_max, basic_block bb)
+{
+  int64_t floor = MAX ((int64_t) 0, class_count (raw, bb));
+
+  if (loop_max && bb->loop_father && bb->loop_father->header == bb
+      && bb->loop_father->num)
+    floor = MAX (floor, loop_max[bb->loop_father->num]);
+  return floor;
+}
+
 /* What the flow solver takes for the measurements of the current
    function's blocks: RAW, but a zero where a block that runs exactly as
-   often (class_count) was measured running; into OVER the blocks whose
+   often (class_count), or for a loop's header a block of its loop, was
+   measured running (zero_floor); into OVER the blocks whose
    count is above a dominator's (above_dominator), for the flow to take
    as too high (it may fall, it should not rise).  Such a zero comes from
    code the profiled binary merged into other lines' (cross-jumping): the
@@ -716,7 +819,7 @@ flow_measurements (const struct sfdo_fn_counts *c, sbitmap over)
   int64_t *m = XDUPVEC (int64_t, c->raw, c->nblocks);
   bool dom = dom_info_available_p (CDI_DOMINATORS);
   bool postdom = dom_info_available_p (CDI_POST_DOMINATORS);
-  int64_t least = -1, most = -1;
+  int64_t least = -1, most = -1, *loop_max = NULL;
   bool any_zero = false, excess;
   basic_block bb;
 
@@ -738,16 +841,20 @@ flow_measurements (const struct sfdo_fn_counts *c, sbitmap over)
     return m;
   calculate_dominance_info (CDI_DOMINATORS);
   if (any_zero)
-    calculate_dominance_info (CDI_POST_DOMINATORS);
+    {
+      calculate_dominance_info (CDI_POST_DOMINATORS);
+      loop_max = loop_own_max (c->raw);
+    }
   FOR_EACH_BB_FN (bb, cfun)
     if (c->raw[bb->index] == 0 && any_zero)
-      m[bb->index] = MAX ((int64_t) 0, class_count (c->raw, bb));
+      m[bb->index] = zero_floor (c->raw, loop_max, bb);
     else if (excess && c->raw[bb->index] > 0
 	     && above_dominator (c->raw, bb))
       {
 	bitmap_set_bit (over, bb->index);
 	sfdo_stats.counts_above_dominator++;
       }
+  XDELETEVEC (loop_max);
   if (!dom)
     free_dominance_info (CDI_DOMINATORS);
   if (!postdom)
@@ -950,6 +1057,8 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
 	  c->known_blocks += c->raw[bb->index] >= 0;
 	}
     }
+  if (f && solve)
+    read_renumbered_loops (f, c);
   sfdo_line_blocks_end ();
   c->edge = XCNEWVEC (uint64_t, c->nedges + 1);
   c->fit = f ? profile_fit (f) : 1.0;

@@ -231,13 +231,15 @@ sfdo_positions_renumbered_lines (void)
 }
 
 /* The blocks the current body has each line of each profile its
-   statements reach in, while sfdo_line_blocks_begin's table stands:
-   (profile, line offset, block index), sorted, without repeats.  */
+   statements reach in, and the discriminators its statements there have,
+   while sfdo_line_blocks_begin's table stands: (profile, line offset,
+   block index, discriminator), sorted, without repeats.  */
 struct sfdo_line_block
 {
   uintptr_t func;
   uint32_t offset;
   int block;
+  unsigned disc;
 };
 
 static vec<sfdo_line_block> body_line_blocks;
@@ -251,7 +253,9 @@ line_block_cmp (const void *a, const void *b)
     return x->func < y->func ? -1 : 1;
   if (x->offset != y->offset)
     return x->offset < y->offset ? -1 : 1;
-  return x->block < y->block ? -1 : x->block > y->block;
+  if (x->block != y->block)
+    return x->block < y->block ? -1 : 1;
+  return x->disc < y->disc ? -1 : x->disc > y->disc;
 }
 
 void
@@ -268,7 +272,9 @@ sfdo_line_blocks_begin (const struct sfdo_prof_func *f)
 	const struct sfdo_prof_func *g
 	  = sfdo_innermost_profile (f, gsi_stmt (gsi), &off);
 	if (g)
-	  body_line_blocks.safe_push ({ (uintptr_t) g, off, bb->index });
+	  body_line_blocks.safe_push
+	    ({ (uintptr_t) g, off, bb->index,
+	       sfdo_stmt_discriminator (gsi_stmt (gsi)) });
       }
   body_line_blocks.qsort (line_block_cmp);
   unsigned k = 0;
@@ -284,13 +290,13 @@ sfdo_line_blocks_end (void)
   body_line_blocks.release ();
 }
 
-/* Whether the current body has every statement of line OFFSET of F in one
-   block (false when no table stands).  */
+/* The first entry of the table for line OFFSET of F: its length if
+   there is none.  */
 
-static bool
-body_line_in_one_block (const struct sfdo_prof_func *f, uint32_t offset)
+static unsigned
+first_line_block (const struct sfdo_prof_func *f, uint32_t offset)
 {
-  sfdo_line_block key = { (uintptr_t) f, offset, 0 };
+  sfdo_line_block key = { (uintptr_t) f, offset, INT_MIN, 0 };
   unsigned lo = 0, hi = body_line_blocks.length ();
 
   while (lo < hi)
@@ -301,20 +307,55 @@ body_line_in_one_block (const struct sfdo_prof_func *f, uint32_t offset)
       else
 	hi = mid;
     }
-  return lo < body_line_blocks.length ()
-	 && body_line_blocks[lo].func == key.func
-	 && body_line_blocks[lo].offset == offset
-	 && (lo + 1 == body_line_blocks.length ()
-	     || body_line_blocks[lo + 1].func != key.func
-	     || body_line_blocks[lo + 1].offset != offset);
+  return lo;
 }
 
-/* The only record F has at line OFFSET, whatever its discriminator; NULL
-   if it has none or several.  F's lines are sorted by (offset,
-   discriminator): a binary search, for this runs for every statement.  */
+/* Whether entry I of the table is of line OFFSET of F.  */
+
+static bool
+line_block_of (unsigned i, const struct sfdo_prof_func *f, uint32_t offset)
+{
+  return i < body_line_blocks.length ()
+	 && body_line_blocks[i].func == (uintptr_t) f
+	 && body_line_blocks[i].offset == offset;
+}
+
+/* Whether the current body has every statement of line OFFSET of F in one
+   block (false when no table stands).  */
+
+static bool
+body_line_in_one_block (const struct sfdo_prof_func *f, uint32_t offset)
+{
+  unsigned lo = first_line_block (f, offset);
+
+  if (!line_block_of (lo, f, offset))
+    return false;
+  for (unsigned i = lo + 1; line_block_of (i, f, offset); i++)
+    if (body_line_blocks[i].block != body_line_blocks[lo].block)
+      return false;
+  return true;
+}
+
+/* Whether a statement of line OFFSET of F in the current body has the
+   discriminator DISC (false when no table stands).  */
+
+static bool
+body_line_has_disc (const struct sfdo_prof_func *f, uint32_t offset,
+		    unsigned disc)
+{
+  for (unsigned i = first_line_block (f, offset); line_block_of (i, f, offset);
+       i++)
+    if (body_line_blocks[i].disc == disc)
+      return true;
+  return false;
+}
+
+/* The first record F has at line OFFSET, or NULL; F's lines are sorted
+   by (offset, discriminator): a binary search, for this runs for every
+   statement.  */
 
 static const struct sfdo_prof_line *
-sole_line_at (const struct sfdo_prof_func *f, uint32_t offset)
+first_record_at (const struct sfdo_prof_func *f, uint32_t offset)
 {
   size_t lo = 0, hi = f->nlines;
 
@@ -326,10 +367,21 @@ sole_line_at (const struct sfdo_prof_func *f, uint32_t offset)
       else
 	hi = mid;
     }
-  if (lo == f->nlines || f->lines[lo].offset != offset
-      || (lo + 1 < f->nlines && f->lines[lo + 1].offset == offset))
+  return lo < f->nlines && f->lines[lo].offset == offset ? &f->lines[lo]
+							 : NULL;
+}
+
+/* The only record F has at line OFFSET, whatever its discriminator; NULL
+   if it has none or several.  */
+
+static const struct sfdo_prof_line *
+sole_line_at (const struct sfdo_prof_func *f, uint32_t offset)
+{
+  const struct sfdo_prof_line *l = first_record_at (f, offset);
+
+  if (!l || (l + 1 < f->lines + f->nlines && l[1].offset == offset))
     return NULL;
-  return &f->lines[lo];
+  return l;
 }
 
 /* The record F has for (OFFSET, DISC), or NULL: an exact match, else the
@@ -340,6 +392,31 @@ sole_line_at (const struct sfdo_prof_func *f, uint32_t offset)
    took the number its latch's line needed; GCC 13 and newer number
    statements, with a new number after each call, and GCC 16 every block
    a line spans), or by a build whose blocks split otherwise.  */
+
+/* The largest record F has at line OFFSET where the profiled binary may
+   have numbered the line's blocks otherwise than this body (while the
+   table stands): F's records at the discriminators this body's
+   statements of the line have are all zero, and one at a discriminator
+   none of them has holds a count; NULL otherwise.  */
+
+static const struct sfdo_prof_line *
+renumbered_line_max (const struct sfdo_prof_func *f, uint32_t offset)
+{
+  const struct sfdo_prof_line *most = NULL;
+  bool matched = false;
+
+  for (const struct sfdo_prof_line *l = first_record_at (f, offset);
+       l && l < f->lines + f->nlines && l->offset == offset; l++)
+    if (body_line_has_disc (f, offset, l->discriminator))
+      {
+	if (l->count)
+	  return NULL;
+	matched = true;
+      }
+    else if (l->count && (!most || l->count > most->count))
+      most = l;
+  return matched ? most : NULL;
+}
 
 static const struct sfdo_prof_line *
 line_record (const struct sfdo_prof_func *f, uint32_t offset, uint32_t disc)
@@ -410,6 +487,20 @@ sfdo_stmt_count (const struct sfdo_prof_func *f, gimple *stmt, unsigned disc,
   *exact = false;
   f = sfdo_innermost_profile (f, stmt, &off);
   return f && line_count (f, off, disc, count, exact);
+}
+
+bool
+sfdo_stmt_renumbered_count (const struct sfdo_prof_func *f, gimple *stmt,
+			    uint64_t *count)
+{
+  uint32_t off;
+  const struct sfdo_prof_line *most;
+
+  f = sfdo_innermost_profile (f, stmt, &off);
+  if (!f || !(most = renumbered_line_max (f, off)))
+    return false;
+  *count = most->count;
+  return true;
 }
 
 bool

@@ -65,6 +65,16 @@ void sfdo_line_blocks_end (void);
 bool sfdo_stmt_count (const struct sfdo_prof_func *f, gimple *stmt,
 		      unsigned disc, uint64_t *count, bool *exact);
 
+/* Where F (the current function's profile) has STMT's line at
+   discriminators none of this body's statements of the line has, with a
+   count, and only zeros at those they have: the line's largest count,
+   into *COUNT.  The profiled binary may have numbered the line's blocks
+   otherwise (unrolled copies of an FDO build), or this body's blocks
+   never ran and the count is another statement's: the caller decides.
+   Needs sfdo_line_blocks_begin's table.  */
+bool sfdo_stmt_renumbered_count (const struct sfdo_prof_func *f,
+				 gimple *stmt, uint64_t *count);
+
 /* How often the profiled binary made the out-of-line call CALL (in a
    block of discriminator DISC) to CALLEE, as F (the current function's
    profile) records it at the call's line, into *COUNT; false if it does

@@ -12,7 +12,6 @@ __attribute__((noinline)) static unsigned long work (unsigned long n, const unsi
 int main (int argc, char **argv)
 {
   unsigned divs[8] = { 7, 7, 7, 7, 7, 7, 13, 100 };
-  (void) argv;
-  printf ("%lu\n", work (argc > 0 ? 200000000ul : 0, divs));
+  printf ("%lu\n", work (argc > 1 ? strtoul (argv[1], 0, 10) : 200000000ul, divs));
   return 0;
 }

@@ -17,7 +17,6 @@ __attribute__((noinline)) static unsigned long work (unsigned long n, const size
 int main (int argc, char **argv)
 {
   size_t sizes[4] = { 100, 100, 100, 2000 };
-  (void) argv;
-  printf ("%lu\n", work (argc > 0 ? 60000000ul : 0, sizes));
+  printf ("%lu\n", work (argc > 1 ? strtoul (argv[1], 0, 10) : 60000000ul, sizes));
   return 0;
 }
