@@ -167,71 +167,6 @@ targets_supported (const struct sfdo_prof_func *f, gcall *call, unsigned disc)
   return !s || sfdo_leader_likely (s, 1);
 }
 
-/* Attach the indirect-call histogram H to CALL, targets by profile id;
-   returns whether one was attached.  */
-
-static bool
-attach_targets (gcall *call, const struct sfdo_prof_values *h)
-{
-  struct sfdo_hist_entry entries[GCOV_TOPN_MAXIMUM_TRACKED_VALUES];
-  unsigned n = 0;
-
-  for (size_t i = 0; i < h->nentries && n < GCOV_TOPN_MAXIMUM_TRACKED_VALUES;
-       i++)
-    {
-      const char *name = sfdo_profile_str (sfdo_profile,
-					   (uint32_t) h->entries[i].value);
-      gcov_type id = profile_id_of (name);
-      if (id)
-	entries[n++] = { id, h->entries[i].count };
-    }
-  return sfdo_attach_topn (call, HIST_TYPE_INDIR_CALL, gimple_call_fn (call),
-			   entries, n);
-}
-
-static int
-by_count_desc (const void *a, const void *b)
-{
-  const struct sfdo_hist_entry *x = (const struct sfdo_hist_entry *) a;
-  const struct sfdo_hist_entry *y = (const struct sfdo_hist_entry *) b;
-
-  return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
-}
-
-/* Where the profiled binary had promoted and inlined the targets of CALL
-   (in a block of discriminator DISC) of F, its inline instances at the
-   call's position say which functions the call reached and how often,
-   as a branch stack would: attach them as CALL's histogram.  */
-
-static bool
-attach_instance_targets (const struct sfdo_prof_func *f, gcall *call,
-			 unsigned disc)
-{
-  auto_vec<sfdo_hist_entry, 8> entries;
-  uint32_t offset;
-  const struct sfdo_prof_func *g = sfdo_innermost_profile (f, call, &offset);
-
-  for (size_t i = 0; g && i < g->ncallsites; i++)
-    {
-      const struct sfdo_prof_callsite *c = &g->callsites[i];
-      uint64_t count;
-      gcov_type id;
-
-      if (c->offset != offset || (c->discriminator && c->discriminator != disc)
-	  || !(count = sfdo_prof_func_entries (c->callee))
-	  || !(id = profile_id_of (sfdo_profile_str (sfdo_profile,
-						      c->callee->name))))
-	continue;
-      entries.safe_push ({ id, count });
-    }
-  entries.qsort (by_count_desc);
-  return !entries.is_empty ()
-	 && sfdo_attach_topn (call, HIST_TYPE_INDIR_CALL, gimple_call_fn (call),
-			      entries.address (),
-			      MIN (entries.length (),
-				   (unsigned) GCOV_TOPN_MAXIMUM_TRACKED_VALUES));
-}
-
 /* Add COUNT calls of the target ID to ENTRIES.  */
 
 static void
@@ -244,6 +179,159 @@ add_target (vec<sfdo_hist_entry> *entries, gcov_type id, uint64_t count)
 	return;
       }
   entries->safe_push ({ id, count });
+}
+
+static int
+by_count_desc (const void *a, const void *b)
+{
+  const struct sfdo_hist_entry *x = (const struct sfdo_hist_entry *) a;
+  const struct sfdo_hist_entry *y = (const struct sfdo_hist_entry *) b;
+
+  return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+/* Attach ENTRIES, most calls first, as CALL's indirect-call histogram;
+   returns whether one was attached.  */
+
+static bool
+attach_entries (gcall *call, vec<sfdo_hist_entry> *entries)
+{
+  entries->qsort (by_count_desc);
+  return !entries->is_empty ()
+	 && sfdo_attach_topn (call, HIST_TYPE_INDIR_CALL, gimple_call_fn (call),
+			      entries->address (),
+			      MIN (entries->length (),
+				   (unsigned) GCOV_TOPN_MAXIMUM_TRACKED_VALUES));
+}
+
+/* Whether CALL can reach the function NAME: not where NAME is defined
+   here and is neither address-taken nor, for a virtual call, a method
+   CALL's object can have (an instance at the same line may be another
+   call's).  A function of another unit is given the benefit of the
+   doubt.  */
+
+static bool
+reachable_target_p (gcall *call, const char *name)
+{
+  symtab_node *sym = symtab_node::get_for_asmname (get_identifier (name));
+  cgraph_node *node = sym ? dyn_cast <cgraph_node *> (sym) : NULL;
+  tree ref = gimple_call_fn (call);
+
+  if (!node)
+    return true;
+  if (TREE_CODE (ref) == OBJ_TYPE_REF)
+    return possible_polymorphic_call_target_p (ref, call, node);
+  return node->address_taken;
+}
+
+/* Add to ENTRIES the inline instances of F at the position of CALL (in
+   a block of discriminator DISC) that CALL can reach: where the profiled
+   binary had promoted the call and inlined its targets, they say which
+   functions it reached and how often, as a branch stack would; its
+   histogram, if any, holds only what the promoted calls left (an sfdo
+   build, recorded: without the instances the next build promoted the
+   call to its rarest target, and the build after to the right one).  */
+
+static void
+add_instance_targets (const struct sfdo_prof_func *f, gcall *call,
+		      unsigned disc, vec<sfdo_hist_entry> *entries)
+{
+  uint32_t offset;
+  const struct sfdo_prof_func *g = sfdo_innermost_profile (f, call, &offset);
+
+  for (size_t i = 0; g && i < g->ncallsites; i++)
+    {
+      const struct sfdo_prof_callsite *c = &g->callsites[i];
+      const char *name = sfdo_profile_str (sfdo_profile, c->callee->name);
+      uint64_t count;
+      gcov_type id;
+
+      if (c->offset != offset || (c->discriminator && c->discriminator != disc)
+	  || !(count = sfdo_prof_func_entries (c->callee))
+	  || !(id = profile_id_of (name)) || !reachable_target_p (call, name))
+	continue;
+      add_target (entries, id, count);
+    }
+}
+
+/* Whether G's binary called the function of string id NAME directly at
+   line OFFSET, discriminator DISC (its callsites histogram there).  */
+
+static bool
+direct_call_at (const struct sfdo_prof_func *g, uint32_t offset,
+		uint32_t disc, uint32_t name)
+{
+  for (size_t i = 0; i < g->nvalues; i++)
+    if (g->values[i].offset == offset && g->values[i].discriminator == disc
+	&& g->values[i].kind == SFDO_VALUE_CALL_SITES)
+      for (size_t k = 0; k < g->values[i].nentries; k++)
+	if (g->values[i].entries[k].value == name)
+	  return true;
+  return false;
+}
+
+/* Add to ENTRIES the direct calls F records at the line of CALL, in any
+   of its blocks, to functions CALL can reach: where the profiled binary
+   had promoted CALL and not inlined the target (an sfdo build), the
+   call it made is direct, and CALL's histogram holds only what the
+   promoted call left: op_sub and op_xor of iterate-bench's icall, whose
+   next build promoted op_sub, and the build after op_mix again.  */
+
+static void
+add_direct_call_targets (const struct sfdo_prof_func *f, gcall *call,
+			 vec<sfdo_hist_entry> *entries)
+{
+  uint32_t offset;
+  const struct sfdo_prof_func *g = sfdo_innermost_profile (f, call, &offset);
+
+  for (size_t i = 0; g && i < g->nlines; i++)
+    for (size_t k = 0; g->lines[i].offset == offset
+		       && k < g->lines[i].ntargets; k++)
+      {
+	const struct sfdo_prof_target *t = &g->lines[i].targets[k];
+	const char *name = sfdo_profile_str (sfdo_profile, t->name);
+	gcov_type id;
+	if (t->count
+	    && direct_call_at (g, offset, g->lines[i].discriminator, t->name)
+	    && (id = profile_id_of (name)) && reachable_target_p (call, name))
+	  add_target (entries, id, t->count);
+      }
+}
+
+/* Attach the indirect-call histogram H of CALL (in a block of
+   discriminator DISC) of F, targets by profile id, with the targets the
+   profiled binary had promoted and inlined there; returns whether one
+   was attached.  */
+
+static bool
+attach_targets (const struct sfdo_prof_func *f, gcall *call, unsigned disc,
+		const struct sfdo_prof_values *h)
+{
+  auto_vec<sfdo_hist_entry, 8> entries;
+
+  for (size_t i = 0; i < h->nentries; i++)
+    {
+      const char *name = sfdo_profile_str (sfdo_profile,
+					   (uint32_t) h->entries[i].value);
+      gcov_type id = profile_id_of (name);
+      if (id)
+	add_target (&entries, id, h->entries[i].count);
+    }
+  add_instance_targets (f, call, disc, &entries);
+  add_direct_call_targets (f, call, &entries);
+  return attach_entries (call, &entries);
+}
+
+/* CALL's histogram from the inline instances at its position alone.  */
+
+static bool
+attach_instance_targets (const struct sfdo_prof_func *f, gcall *call,
+			 unsigned disc)
+{
+  auto_vec<sfdo_hist_entry, 8> entries;
+
+  add_instance_targets (f, call, disc, &entries);
+  return attach_entries (call, &entries);
 }
 
 /* Where the profiled binary had devirtualised the virtual call CALL
@@ -277,12 +365,7 @@ attach_devirtualized_targets (const struct sfdo_prof_func *f, gcall *call)
 	    && (id = profile_id_of (name)))
 	  add_target (&entries, id, t->count);
       }
-  entries.qsort (by_count_desc);
-  return !entries.is_empty ()
-	 && sfdo_attach_topn (call, HIST_TYPE_INDIR_CALL, ref,
-			      entries.address (),
-			      MIN (entries.length (),
-				   (unsigned) GCOV_TOPN_MAXIMUM_TRACKED_VALUES));
+  return attach_entries (call, &entries);
 }
 
 unsigned
@@ -307,7 +390,7 @@ sfdo_attach_icall_histograms (const struct sfdo_prof_func *f)
 	if (h && !targets_supported (f, call, disc))
 	  continue;
 	if (h)
-	  attached += attach_targets (call, h);
+	  attached += attach_targets (f, call, disc, h);
 	else
 	  attached += (attach_instance_targets (f, call, disc)
 		       || attach_devirtualized_targets (f, call));

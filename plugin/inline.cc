@@ -189,6 +189,50 @@ sfdo_replay_inlining (cgraph_node *node, const struct sfdo_prof_func *f)
   return total;
 }
 
+/* Add INST, an inline instance of the profiled binary that this unit
+   calls CALLEE out of line, into CALLEE's own profile, once.  */
+
+static void
+move_instance (const struct sfdo_prof_func *inst, tree callee,
+	       sfdo_extra_map *extra,
+	       hash_set<const struct sfdo_prof_func *> *used)
+{
+  if (used->add (inst))
+    return;
+  sfdo_prof_func_add (sfdo_profile, sfdo_profile_to_extend (callee, extra),
+		      inst);
+  sfdo_stats.moved_inlinees++;
+}
+
+/* The instances at the indirect CALL of F: the targets the profiled
+   binary had promoted it to and inlined there (an sfdo build, recorded:
+   their out-of-line copies ran little or never, and without their
+   instances the next build would take them for never run and promote
+   nothing; iterate-bench's virtual call flipped every round).  */
+
+static void
+move_promoted_instances (const struct sfdo_prof_func *f, gcall *call,
+			 sfdo_extra_map *extra,
+			 hash_set<const struct sfdo_prof_func *> *used)
+{
+  uint32_t offset;
+  unsigned disc = sfdo_stmt_discriminator (call);
+  const struct sfdo_prof_func *g = sfdo_innermost_profile (f, call, &offset);
+
+  for (size_t i = 0; g && i < g->ncallsites; i++)
+    {
+      const struct sfdo_prof_callsite *c = &g->callsites[i];
+      if (c->offset != offset || (c->discriminator && c->discriminator != disc)
+	  || !c->callee->total)
+	continue;
+      const char *name = sfdo_profile_str (sfdo_profile, c->callee->name);
+      symtab_node *sym = symtab_node::get_for_asmname (get_identifier (name));
+      cgraph_node *cn = sym ? dyn_cast <cgraph_node *> (sym) : NULL;
+      if (cn && cn->has_gimple_body_p () && cn->decl != cfun->decl)
+	move_instance (c->callee, cn->decl, extra, used);
+    }
+}
+
 void
 sfdo_move_uninlined_instances (const struct sfdo_prof_func *f,
 			       sfdo_extra_map *extra,
@@ -205,15 +249,17 @@ sfdo_move_uninlined_instances (const struct sfdo_prof_func *f,
 	cgraph_node *cn = callee ? cgraph_node::get (callee) : NULL;
 	const struct sfdo_prof_func *inst;
 
+	if (call && !callee && !gimple_call_internal_p (call))
+	  {
+	    move_promoted_instances (f, call, extra, used);
+	    continue;
+	  }
 	if (!cn || !cn->has_gimple_body_p () || cn->decl == cfun->decl)
 	  continue;
 	inst = sfdo_inlined_callee_profile (f, call,
 					    sfdo_stmt_discriminator (call),
 					    callee);
-	if (!inst || used->add (inst))
-	  continue;
-	sfdo_prof_func_add (sfdo_profile, sfdo_profile_to_extend (callee, extra),
-			    inst);
-	sfdo_stats.moved_inlinees++;
+	if (inst)
+	  move_instance (inst, callee, extra, used);
       }
 }

@@ -14,7 +14,8 @@ unsigned sfdo_replay_inlining (cgraph_node *node,
 
 /* Add into the callee's own profile the counts of every inline instance
    the profiled binary had at a call of the current function (profile F)
-   that is a call in this compilation (so far).  USED holds the instances
+   that is a call in this compilation (so far), direct or indirect (the
+   targets it had promoted and inlined).  USED holds the instances
    added already; EXTRA the profiles made here.  */
 void sfdo_move_uninlined_instances (const struct sfdo_prof_func *f,
 				    sfdo_extra_map *extra,
