@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../common/error.h"
+#include "../common/evidence.h"
 #include "../common/outfile.h"
 #include "../perfdata/perfdata.h"
 #include "../profiles/profile.h"
@@ -558,6 +559,29 @@ convert (const struct options *o, char **inputs, size_t ninputs,
   return DONE;
 }
 
+/* A warning where S's samples are too few for GCC's decisions to rest on
+   (common/evidence.h); DATA names the recording.  */
+static void
+warn_if_thin (const struct sfdo_convert_stats *s, const char *data)
+{
+  uint64_t stacks = s->lbr_samples < s->used ? s->lbr_samples : s->used;
+  uint64_t evidence = sfdo_sample_evidence (s->used, stacks);
+  if (evidence >= SFDO_THIN_PROFILE_SAMPLES)
+    return;
+  fprintf (stderr, "sfdo-convert: warning: %s: only %llu samples fell in "
+           "the binaries (%llu with a branch stack): a profile GCC's "
+           "decisions can rest on needs about %d instruction samples, or "
+           "%d with branch stacks; record a longer run or sample more "
+           "often", data, (unsigned long long) s->used,
+           (unsigned long long) stacks, SFDO_THIN_PROFILE_SAMPLES,
+           SFDO_THIN_PROFILE_SAMPLES / SFDO_BRANCH_STACK_EVIDENCE);
+  if (evidence)
+    fprintf (stderr, " (sfdo-record -c with a period about %llu times "
+             "shorter)", (unsigned long long) ((SFDO_THIN_PROFILE_SAMPLES
+                                               + evidence - 1) / evidence));
+  fputs ("\n", stderr);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -586,6 +610,8 @@ main (int argc, char **argv)
     report_misses (cv, pd);
   if (cv && o.stats)
     print_stats (sfdo_converter_stats (cv));
+  if (stage == DONE && !o.quiet)
+    warn_if_thin (sfdo_converter_stats (cv), argv[optind]);
   sfdo_profile_free (p);
   sfdo_perfdata_close (pd);
   sfdo_converter_free (cv);

@@ -35,6 +35,7 @@
 #include "hash-map.h"
 #include "gcc-compat.h"
 
+#include "../common/evidence.h"
 #include "../profiles/profile.h"
 #include "samplefdo.h"
 #include "counts.h"
@@ -188,6 +189,31 @@ print_other_numbering (void)
 	   BUILDING_GCC_MAJOR, lines, BUILDING_GCC_MAJOR);
 }
 
+/* One line on stderr when the profile's samples are too few for GCC's
+   decisions to rest on (common/evidence.h): the builds made from such
+   profiles were worse than -O2's (zstd, jq).  A profile that does not
+   say how many it has (written by hand, imported) is taken as it is.  */
+
+static void
+print_thin_profile (void)
+{
+  const struct sfdo_prof_header *h = sfdo_profile_header (sfdo_profile);
+  bool stacks = sfdo_profile_has_mode (sfdo_profile, "lbr");
+  uint64_t evidence = sfdo_sample_evidence (h->samples_used,
+					    stacks ? h->samples_used : 0);
+
+  if (!h->samples_used || evidence >= SFDO_THIN_PROFILE_SAMPLES)
+    return;
+  fprintf (stderr, "%s: %s: the profile holds only %llu samples%s, where "
+	   "one that GCC's decisions can rest on has about %d: its "
+	   "decisions may be worse than GCC's own estimates; record a "
+	   "longer run, or sample more often\n", SFDO_PLUGIN_NAME,
+	   main_input_filename, (unsigned long long) h->samples_used,
+	   stacks ? " with branch stacks" : "",
+	   stacks ? SFDO_THIN_PROFILE_SAMPLES / SFDO_BRANCH_STACK_EVIDENCE
+		  : SFDO_THIN_PROFILE_SAMPLES);
+}
+
 /* Under verbose, what the unit found, on stderr.  */
 
 static void
@@ -254,6 +280,7 @@ sfdo_finish_unit (void *gcc_data ATTRIBUTE_UNUSED,
     {
       print_realignment ();
       print_other_numbering ();
+      print_thin_profile ();
     }
   if (sfdo_stats.ran && !seen_error () && sfdo_opts.verbose)
     {

@@ -18,6 +18,7 @@
 #include "../emulator/emu_format.h"
 #include "emu_perf.h"
 #include "emulate.h"
+#include "thin.h"
 
 #define TOOL_FILE "sfdoemu-amd64-linux"
 #define VERSION_MARK "sfdoemu-valgrind-version="
@@ -608,6 +609,24 @@ print_counts (const struct session *ss, const struct sfdo_emu_totals *t)
     fclose (f);
 }
 
+/* The warning of a recording with too few samples (thin.h).  With -b
+   the taken-branch event's samples carry the stacks, one per period of
+   taken branches (with -e instructions alone, its samples would; the
+   estimate then gives them too little weight, never too much).  */
+static void
+warn_if_thin (const struct sfdo_rec_options *o,
+              const struct sfdo_emu_totals *t)
+{
+  uint64_t branch_period = o->period ? o->period
+                                     : SFDO_EMU_DEFAULT_BRANCH_PERIOD;
+  uint64_t stacks = o->branch_stack ? t->taken_branches / branch_period : 0;
+  sfdo_rec_warn_thin (t->samples, stacks < t->samples ? stacks : t->samples,
+                      o->period ? o->period
+                      : o->branch_stack ? branch_period
+                                        : SFDO_EMU_DEFAULT_PERIOD, 1,
+                      !stop_signal);
+}
+
 static void
 summary (const struct session *ss, const struct sfdo_emu_totals *t)
 {
@@ -632,6 +651,7 @@ summary (const struct session *ss, const struct sfdo_emu_totals *t)
            t->incomplete ? " (counts incomplete: a process was killed)" : "",
            (unsigned long long) t->samples, t->bytes / 1e6, t->build_ids,
            ss->o->output, stop_signal ? " (stopped by a signal)" : "");
+  warn_if_thin (ss->o, t);
 }
 
 static void

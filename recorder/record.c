@@ -551,6 +551,11 @@ sfdo_rec_run (const struct sfdo_rec_options *o, struct sfdo_rec_result *res)
   res->lost = st->lost;
   res->bytes = sfdo_perfdata_writer_data_size (ss.w);
   res->stop_signal = stop_signal;
+  if (ss.set.n && !ss.set.attrs[0].freq)
+    res->period = ss.set.attrs[0].sample_period;
+  res->branch_stack = ss.set.n && (ss.set.attrs[0].sample_type
+                                   & PERF_SAMPLE_BRANCH_STACK);
+  res->timer = ss.set.n && ss.set.attrs[0].type == PERF_TYPE_SOFTWARE;
   res->build_ids
     = rc ? 0 : sfdo_rec_add_build_ids (ss.w, ss.set.n && (ss.set.attrs[0].sample_type
                                                      & PERF_SAMPLE_STACK_USER));

@@ -52,6 +52,10 @@ struct sfdo_rec_result {
   size_t build_ids;             /* written to the header */
   int stop_signal;              /* the SIGINT/SIGTERM that stopped it, or 0 */
   int written;                  /* the output file was written */
+  uint64_t period;              /* the first event's sampling period, 0
+                                   with -F */
+  int branch_stack;             /* its samples carry a branch stack */
+  int timer;                    /* it is a software clock (ns periods) */
 };
 
 /* Exit statuses besides the command's own, as a shell's.  */

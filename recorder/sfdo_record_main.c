@@ -14,6 +14,7 @@
 #include "events.h"
 #include "record.h"
 #include "sampler.h"
+#include "thin.h"
 
 static const char usage_text[] =
   "usage: sfdo-record [OPTION...] -- CMD [ARG...]\n"
@@ -373,6 +374,20 @@ print_note (const char *msg, void *ctx)
   fprintf (stderr, "sfdo-record: %s\n", msg);
 }
 
+/* The warning of a recording with too few samples (thin.h).  A timer
+   cannot fire faster than the kernel's sample rate allows; a recording
+   stopped by a signal or of running processes is as long as its user
+   made it.  */
+static void
+warn_if_thin (const struct sfdo_rec_options *o,
+              const struct sfdo_rec_result *r)
+{
+  unsigned long long rate = r->timer ? max_sample_rate () : 0;
+  sfdo_rec_warn_thin (r->samples, r->branch_stack ? r->samples : 0,
+                      r->period, rate ? 1000000000ull / rate : 1,
+                      o->command && !o->all_cpus && !r->stop_signal);
+}
+
 /* What the recording did, or why it failed.  */
 static void
 report (const struct sfdo_rec_options *o, const struct sfdo_rec_result *r)
@@ -388,6 +403,7 @@ report (const struct sfdo_rec_options *o, const struct sfdo_rec_result *r)
            (unsigned long long) r->lost, (double) r->bytes / 1e6,
            r->build_ids, o->output,
            r->stop_signal ? " (stopped by a signal)" : "");
+  warn_if_thin (o, r);
   if (r->lost)
     fprintf (stderr, "sfdo-record: %llu samples were lost: the ring buffers"
              " filled faster than they were read; a larger -m or period"

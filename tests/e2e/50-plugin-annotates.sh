@@ -26,7 +26,10 @@ perf_record perf.data -- ./demo 50
 "$SFDO_GCC" -std=c11 -O2 -g -fchecking=2 "${PLUGIN[@]}" \
   -fplugin-arg-samplefdo-profile=demo.prof -fplugin-arg-samplefdo-dump=fdo.dump \
   -fdump-ipa-inline "$SRC" -o fdo 2> fdo.err || fail "build with the plugin failed: $(head -5 fdo.err)"
-[[ ! -s fdo.err ]] || fail "the annotated build printed: $(head -5 fdo.err)"
+# Nothing on stderr but, from a short timer recording, the thin-profile
+# warning (e2e 111 tests that one).
+grep -v 'the profile holds only [0-9]* samples' fdo.err > fdo.other || true
+[[ ! -s fdo.other ]] || fail "the annotated build printed: $(head -5 fdo.other)"
 ./fdo 50 > fdo.out
 cmp -s plain.out fdo.out || fail "the annotated program prints something else"
 grep -Eq 'count:[0-9]* \((auto FDO|adjusted|precise)\)' fdo-demo.c.*inline* ||
