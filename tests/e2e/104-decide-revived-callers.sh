@@ -76,7 +76,7 @@ replay_is_cold pgo ||
 
 s=$(section_of sfdo recover)
 [[ $s == .text.unlikely ]] ||
-    fail "sfdo puts recover in '$s', not .text.unlikely: $(grep -h 'function only callers' "$DECIDE_DIR"/sfdo/*.profile 2>/dev/null | head -3)"
+    fail "sfdo puts recover in '$s', not .text.unlikely: $(grep -h 'function only callers' "$DECIDE_DIR"/sfdo/*.profile 2>/dev/null | head -3 | paste -sd';' -)"
 echo "recover, which never ran, stays in .text.unlikely, by sfdo as by PGO"
 
 replay_is_cold sfdo ||
