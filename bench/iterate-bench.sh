@@ -170,11 +170,13 @@ EOF
 cat "$W/section.md"
 if [[ -z $QUICK ]] && ((${#ONLY[@]} == 0)); then
     {
+        echo "## Iteration: profiles of sfdo builds"
+        echo
         echo "Written by \`bench/iterate-bench.sh\` (issue 36), commit $(git rev-parse --short HEAD), $(date -u '+%Y-%m-%d %H:%M UTC'), took $(( $(date +%s) - START )) s."
         echo "Each program built \`${FLAGS[*]}\`; round 1 from the -O2 build's profile, round k from round k-1's build's; every recording \`sfdo-record ${RECORD[*]}\`, converted by sfdo-convert; counts of one run each, \`sfdo-record --emulate --stat\` (exact); ratios to -O2's count."
         echo
         cat "$W/section.md"
     } > "$W/results.md"
-    results_write_section "Iteration: profiles of sfdo builds" "$W/results.md"
+    results_write_section "## Iteration: profiles of sfdo builds" "$W/results.md"
     say "wrote the section \"Iteration: profiles of sfdo builds\" of bench/RESULTS.md"
 fi

@@ -61,16 +61,18 @@ calls=$(grep -o ' add1:[0-9]*' icalls.prof | head -1 | cut -d: -f2)
 [[ -n $head && $head == "$calls" ]] ||
   fail "add1's head count ($head) is not the calls main made to it ($calls)"
 
-# From perf's own recording (a timer where there is no PMU) the divisor
-# histogram is in the profile, led by 7: the registers reach it whatever
-# the event.  What GCC then decides is left to the exact recordings above.
+# From perf's own recording (a timer where there is no PMU) a divisor
+# histogram is in the profile: the registers reach it whatever the event.
+# Which divisor leads, and what GCC then decides, is left to the exact
+# recordings above: under load a timer's samples caught the division once
+# (divisor 13).
 if found=$("$SFDO_ROOT/scripts/perf-event.sh" 2>/dev/null); then
   read -r PERF_EVENT PERF_PERIOD <<<"$found"
   perf_record perf.data -c $((PERF_PERIOD / 5)) \
     --user-regs=ax,bx,cx,dx,si,di,r8,r9,r10,r11,r12,r13,r14,r15 -- ./divisors 200000000
   "$SFDO_BUILD/sfdo-convert" -q perf.data divisors -o perf.prof
-  grep -q '^ *!Values: .* divmod 7:' perf.prof ||
-    fail "perf's $PERF_EVENT recording gave no divisor histogram led by 7: $(grep Values perf.prof)"
+  grep -q '^ *!Values: .* divmod [0-9]*:' perf.prof ||
+    fail "perf's $PERF_EVENT recording gave no divisor histogram: $(grep Values perf.prof | tr '\n' ' ')"
 else
   echo "$TEST_NAME: note: perf cannot sample here; its recording left out"
 fi

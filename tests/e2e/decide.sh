@@ -40,13 +40,15 @@ decide_have_emulator() {
 
 # decide_recording [lbr] [regs]: the sfdo-record options for a test that
 # needs branch stacks (call targets) or register values (value profiles).
+# The emulated PMU's period is fixed (--no-jitter): the same samples every
+# run, so that a test passes or fails by the code, not by the draw.
 decide_recording() {
     local lbr= regs=
     for want in "$@"; do
         case $want in lbr) lbr=1 ;; regs) regs=1 ;; esac
     done
     if decide_have_emulator; then
-        echo "--emulate -c 49999${lbr:+ -b}${regs:+ --regs}"
+        echo "--emulate --no-jitter -c 49999${lbr:+ -b}${regs:+ --regs}"
     else
         echo "$TEST_NAME: note: no emulated PMU here; sampling the timer" >&2
         echo "-c 50000${lbr:+ -g}${regs:+ --regs}"
