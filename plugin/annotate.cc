@@ -722,6 +722,27 @@ returns_avoiding (basic_block bb, basic_block a)
   return false;
 }
 
+/* Whether a statement of A has its line counted more than LEAST times in
+   F under another discriminator: A's own count may then be a copy's
+   that the profiled binary numbered otherwise, not the dominator's.  An
+   FDO build (iterate-bench's demo, insertion_sort) unrolled a loop whose
+   second test kept its number only in a copy that ran 140 thousand times
+   for the body's 85 million; the body was taken for too high and the
+   next build made the loop cold.  */
+
+static bool
+count_elsewhere (const struct sfdo_prof_func *f, basic_block a, int64_t least)
+{
+  for (gimple_stmt_iterator gsi = gsi_start_nondebug_bb (a);
+       f && !gsi_end_p (gsi); gsi_next_nondebug (&gsi))
+    if ((int64_t) MIN (sfdo_stmt_line_count_elsewhere
+			 (f, gsi_stmt (gsi),
+			  sfdo_stmt_discriminator (gsi_stmt (gsi))),
+		       (uint64_t) INT64_MAX) > least)
+      return true;
+  return false;
+}
+
 /* Whether BB's measured count in RAW is more than SFDO_DOMINATED_EXCESS
    times that of a block A that dominates it and that runs between any
    two of its executions (BB cannot come round again without A), A's
@@ -740,7 +761,8 @@ returns_avoiding (basic_block bb, basic_block a)
    rule made Lua's build take 10% more taken jumps.  */
 
 static bool
-above_dominator (const int64_t *raw, basic_block bb)
+above_dominator (const struct sfdo_prof_func *f, const int64_t *raw,
+		 basic_block bb)
 {
   for (basic_block a = get_immediate_dominator (CDI_DOMINATORS, bb);
        a && a != ENTRY_BLOCK_PTR_FOR_FN (cfun);
@@ -749,7 +771,8 @@ above_dominator (const int64_t *raw, basic_block bb)
 	&& raw[bb->index] / SFDO_DOMINATED_EXCESS > raw[a->index]
 	&& sfdo_expected_samples (raw[a->index], sfdo_block_size (a))
 	   >= SFDO_DOMINATOR_MIN_SAMPLES
-	&& !returns_avoiding (bb, a))
+	&& !returns_avoiding (bb, a)
+	&& !count_elsewhere (f, a, raw[bb->index] / SFDO_DOMINATED_EXCESS))
       return true;
   return false;
 }
@@ -814,7 +837,8 @@ zero_floor (const int64_t *raw, const int64_t *loop_max, basic_block bb)
    new array.  */
 
 static int64_t *
-flow_measurements (const struct sfdo_fn_counts *c, sbitmap over)
+flow_measurements (const struct sfdo_prof_func *f,
+		   const struct sfdo_fn_counts *c, sbitmap over)
 {
   int64_t *m = XDUPVEC (int64_t, c->raw, c->nblocks);
   bool dom = dom_info_available_p (CDI_DOMINATORS);
@@ -849,7 +873,7 @@ flow_measurements (const struct sfdo_fn_counts *c, sbitmap over)
     if (c->raw[bb->index] == 0 && any_zero)
       m[bb->index] = zero_floor (c->raw, loop_max, bb);
     else if (excess && c->raw[bb->index] > 0
-	     && above_dominator (c->raw, bb))
+	     && above_dominator (f, c->raw, bb))
       {
 	bitmap_set_bit (over, bb->index);
 	sfdo_stats.counts_above_dominator++;
@@ -1076,7 +1100,7 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
     find_dead_calls (f, c, shape, shape, over);
   else
     {
-      shape = flow_measurements (c, over);
+      shape = flow_measurements (f, c, over);
       if (keep_zeros)
 	keep_believed_zeros (shape, over);
       find_dead_calls (f, c, c->raw, shape, over);

@@ -503,6 +503,21 @@ sfdo_stmt_renumbered_count (const struct sfdo_prof_func *f, gimple *stmt,
   return true;
 }
 
+uint64_t
+sfdo_stmt_line_count_elsewhere (const struct sfdo_prof_func *f, gimple *stmt,
+				unsigned disc)
+{
+  uint32_t off;
+  uint64_t most = 0;
+
+  f = sfdo_innermost_profile (f, stmt, &off);
+  for (const struct sfdo_prof_line *l = f ? first_record_at (f, off) : NULL;
+       l && l < f->lines + f->nlines && l->offset == off; l++)
+    if (l->discriminator != disc)
+      most = MAX (most, l->count);
+  return most;
+}
+
 bool
 sfdo_call_count (const struct sfdo_prof_func *f, gimple *call, unsigned disc,
 		 tree callee, uint64_t *count)

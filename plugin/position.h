@@ -75,6 +75,11 @@ bool sfdo_stmt_count (const struct sfdo_prof_func *f, gimple *stmt,
 bool sfdo_stmt_renumbered_count (const struct sfdo_prof_func *f,
 				 gimple *stmt, uint64_t *count);
 
+/* The largest count F (the current function's profile) holds for STMT's
+   line at a discriminator other than DISC, 0 if none.  */
+uint64_t sfdo_stmt_line_count_elsewhere (const struct sfdo_prof_func *f,
+					 gimple *stmt, unsigned disc);
+
 /* How often the profiled binary made the out-of-line call CALL (in a
    block of discriminator DISC) to CALLEE, as F (the current function's
    profile) records it at the call's line, into *COUNT; false if it does
