@@ -207,18 +207,18 @@ attach_entries (gcall *call, vec<sfdo_hist_entry> *entries)
 /* Whether CALL can reach the function NAME: not where NAME is defined
    here and is neither address-taken nor, for a virtual call, a method
    CALL's object can have (an instance at the same line may be another
-   call's).  A function of another unit is given the benefit of the
-   doubt.  */
+   call's).  A function this unit does not know is given the benefit of
+   the doubt where UNKNOWN_OK.  */
 
 static bool
-reachable_target_p (gcall *call, const char *name)
+reachable_target_p (gcall *call, const char *name, bool unknown_ok)
 {
   symtab_node *sym = symtab_node::get_for_asmname (get_identifier (name));
   cgraph_node *node = sym ? dyn_cast <cgraph_node *> (sym) : NULL;
   tree ref = gimple_call_fn (call);
 
   if (!node)
-    return true;
+    return unknown_ok;
   if (TREE_CODE (ref) == OBJ_TYPE_REF)
     return possible_polymorphic_call_target_p (ref, call, node);
   return node->address_taken;
@@ -248,7 +248,8 @@ add_instance_targets (const struct sfdo_prof_func *f, gcall *call,
 
       if (c->offset != offset || (c->discriminator && c->discriminator != disc)
 	  || !(count = sfdo_prof_func_entries (c->callee))
-	  || !(id = profile_id_of (name)) || !reachable_target_p (call, name))
+	  || !(id = profile_id_of (name))
+	  || !reachable_target_p (call, name, true))
 	continue;
       add_target (entries, id, count);
     }
@@ -270,16 +271,19 @@ direct_call_at (const struct sfdo_prof_func *g, uint32_t offset,
   return false;
 }
 
-/* Add to ENTRIES the direct calls F records at the line of CALL, in any
-   of its blocks, to functions CALL can reach: where the profiled binary
-   had promoted CALL and not inlined the target (an sfdo build), the
-   call it made is direct, and CALL's histogram holds only what the
-   promoted call left: op_sub and op_xor of iterate-bench's icall, whose
-   next build promoted op_sub, and the build after op_mix again.  */
+/* Add to ENTRIES the calls F records at the line of CALL, in any of its
+   blocks, to functions CALL can reach (reachable_target_p, UNKNOWN_OK):
+   where DIRECT_ONLY, only calls the profiled binary made directly.  Where
+   the profiled binary had promoted CALL and not inlined the target (an
+   sfdo build), the call it made is direct, and CALL's histogram holds
+   only what the promoted call left: op_sub and op_xor of iterate-bench's
+   icall, whose next build promoted op_sub, and the build after op_mix
+   again.  */
 
 static void
-add_direct_call_targets (const struct sfdo_prof_func *f, gcall *call,
-			 vec<sfdo_hist_entry> *entries)
+add_line_targets (const struct sfdo_prof_func *f, gcall *call,
+		  bool direct_only, bool unknown_ok,
+		  vec<sfdo_hist_entry> *entries)
 {
   uint32_t offset;
   const struct sfdo_prof_func *g = sfdo_innermost_profile (f, call, &offset);
@@ -292,8 +296,11 @@ add_direct_call_targets (const struct sfdo_prof_func *f, gcall *call,
 	const char *name = sfdo_profile_str (sfdo_profile, t->name);
 	gcov_type id;
 	if (t->count
-	    && direct_call_at (g, offset, g->lines[i].discriminator, t->name)
-	    && (id = profile_id_of (name)) && reachable_target_p (call, name))
+	    && (!direct_only
+		|| direct_call_at (g, offset, g->lines[i].discriminator,
+				   t->name))
+	    && (id = profile_id_of (name))
+	    && reachable_target_p (call, name, unknown_ok))
 	  add_target (entries, id, t->count);
       }
 }
@@ -318,7 +325,7 @@ attach_targets (const struct sfdo_prof_func *f, gcall *call, unsigned disc,
 	add_target (&entries, id, h->entries[i].count);
     }
   add_instance_targets (f, call, disc, &entries);
-  add_direct_call_targets (f, call, &entries);
+  add_line_targets (f, call, true, true, &entries);
   return attach_entries (call, &entries);
 }
 
@@ -343,28 +350,11 @@ attach_instance_targets (const struct sfdo_prof_func *f, gcall *call,
 static bool
 attach_devirtualized_targets (const struct sfdo_prof_func *f, gcall *call)
 {
-  tree ref = gimple_call_fn (call);
   auto_vec<sfdo_hist_entry, 8> entries;
-  uint32_t offset;
-  const struct sfdo_prof_func *g;
 
-  if (TREE_CODE (ref) != OBJ_TYPE_REF
-      || !(g = sfdo_innermost_profile (f, call, &offset)))
+  if (TREE_CODE (gimple_call_fn (call)) != OBJ_TYPE_REF)
     return false;
-  for (size_t i = 0; i < g->nlines; i++)
-    for (size_t k = 0; g->lines[i].offset == offset
-		       && k < g->lines[i].ntargets; k++)
-      {
-	const struct sfdo_prof_target *t = &g->lines[i].targets[k];
-	const char *name = sfdo_profile_str (sfdo_profile, t->name);
-	symtab_node *sym = symtab_node::get_for_asmname (get_identifier (name));
-	cgraph_node *node = sym ? dyn_cast <cgraph_node *> (sym) : NULL;
-	gcov_type id;
-	if (t->count && node && possible_polymorphic_call_target_p (ref, call,
-								    node)
-	    && (id = profile_id_of (name)))
-	  add_target (&entries, id, t->count);
-      }
+  add_line_targets (f, call, false, false, &entries);
   return attach_entries (call, &entries);
 }
 
