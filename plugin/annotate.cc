@@ -796,6 +796,56 @@ loop_own_max (const int64_t *raw)
   return most;
 }
 
+/* How often a loop whose header RAW measured running was entered: the
+   largest measured count of the header's predecessors outside it (the
+   function's entries for an outermost loop none of whose are measured),
+   -1 if unknown.  */
+
+static int64_t
+loop_entries (const int64_t *raw, class loop *loop)
+{
+  int64_t entries = -1;
+  edge e;
+  edge_iterator ei;
+
+  FOR_EACH_EDGE (e, ei, loop->header->preds)
+    if (!flow_bb_inside_loop_p (loop, e->src))
+      entries = MAX (entries, raw[e->src->index]);
+  if (entries < 0 && loop_outer (loop) == current_loops->tree_root)
+    entries = raw[ENTRY_BLOCK];
+  return entries;
+}
+
+/* The count a zero measured at BB must at least be where BB is its
+   loop's one latch and the header, measured SFDO_LATCH_HEADER_RATIO times
+   the loop's entries or more, surely came back to it that often: the
+   header's count less the entries.  A build made from a profile numbers
+   code otherwise: GCC 16's sfdo build of e2e 110's peel.c (inner loop
+   peeled) kept the outer loop's increment, under its own number, only in
+   a copy that never ran, and the next build, given that zero, made the
+   outer loop run once per call and the inner loop every iteration of
+   both (31% more instructions).  A loop entered about as often as its
+   header ran may truly never come back: its zero stands.  */
+
+#define SFDO_LATCH_HEADER_RATIO 4
+
+static int64_t
+latch_floor (const int64_t *raw, basic_block bb)
+{
+  class loop *loop = bb->loop_father;
+  int64_t header, entries;
+
+  if (!sfdo_rule_on (SFDO_RULE_ZERO_FLOOR) || !loop || !loop->num
+      || loop->latch != bb)
+    return 0;
+  header = raw[loop->header->index];
+  entries = loop_entries (raw, loop);
+  if (header <= 0 || entries < 0
+      || header / SFDO_LATCH_HEADER_RATIO < entries)
+    return 0;
+  return header - entries;
+}
+
 /* The count a zero measured at BB must at least be, from RAW and
    LOOP_MAX (loop_own_max): that of a block that runs exactly as often
    (class_count), and for a loop's header its loop's busiest own block.
@@ -813,10 +863,11 @@ zero_floor (const int64_t *raw, const int64_t *loop_max, basic_block bb)
 {
   int64_t floor = MAX ((int64_t) 0, class_count (raw, bb));
 
-  if (loop_max && bb->loop_father && bb->loop_father->header == bb
+  if (loop_max && sfdo_rule_on (SFDO_RULE_ZERO_FLOOR)
+      && bb->loop_father && bb->loop_father->header == bb
       && bb->loop_father->num)
     floor = MAX (floor, loop_max[bb->loop_father->num]);
-  return floor;
+  return MAX (floor, latch_floor (raw, bb));
 }
 
 /* What the flow solver takes for the measurements of the current
@@ -873,6 +924,7 @@ flow_measurements (const struct sfdo_prof_func *f,
     if (c->raw[bb->index] == 0 && any_zero)
       m[bb->index] = zero_floor (c->raw, loop_max, bb);
     else if (excess && c->raw[bb->index] > 0
+	     && sfdo_rule_on (SFDO_RULE_ABOVE_DOMINATOR)
 	     && above_dominator (f, c->raw, bb))
       {
 	bitmap_set_bit (over, bb->index);
@@ -913,6 +965,8 @@ keep_believed_zeros (int64_t *measured, sbitmap over)
 {
   basic_block bb;
 
+  if (!sfdo_rule_on (SFDO_RULE_BELIEVED_ZEROS))
+    return;
   FOR_EACH_BB_FN (bb, cfun)
     if (measured[bb->index] <= 0 && bb->count == profile_count::zero ())
       hold_at_zero (measured, over, bb->index);
@@ -949,7 +1003,7 @@ find_dead_calls (const struct sfdo_prof_func *f, struct sfdo_fn_counts *c,
   edge_iterator ei;
   int64_t *before;
 
-  if (!sfdo_noted_any_never_ran ())
+  if (!sfdo_noted_any_never_ran () || !sfdo_rule_on (SFDO_RULE_DEAD_CALLS))
     return;
   before = XDUPVEC (int64_t, counts, c->nblocks);
   FOR_EACH_BB_FN (bb, cfun)
@@ -1081,7 +1135,7 @@ sfdo_annotate_blocks (const struct sfdo_prof_func *f, bool solve,
 	  c->known_blocks += c->raw[bb->index] >= 0;
 	}
     }
-  if (f && solve)
+  if (f && solve && sfdo_rule_on (SFDO_RULE_RENUMBERED_LOOPS))
     read_renumbered_loops (f, c);
   sfdo_line_blocks_end ();
   c->edge = XCNEWVEC (uint64_t, c->nedges + 1);

@@ -165,6 +165,8 @@ sfdo_likely_majority (double seen, double n)
   if (n <= 0 || seen <= 0)
     return false;
   p = MIN (seen / n, 1.0);
+  if (!sfdo_rule_on (SFDO_RULE_VALUES_CONFIDENCE))
+    return p >= 0.5;
   z2n = z * z / n;
   return (p + z2n / 2 - z * sqrt (p * (1 - p) / n + z2n / (4 * n)))
 	 / (1 + z2n) >= 0.5;

@@ -168,7 +168,9 @@ sfdo_static_rate (const struct sfdo_static_estimate *e, basic_block bb)
 bool
 sfdo_statically_rare (double rate, bool revived)
 {
-  return revived ? rate < SFDO_REVIVED_RARE : rate <= SFDO_STATIC_RARE;
+  if (revived && sfdo_rule_on (SFDO_RULE_REVIVED_RARE))
+    return rate < SFDO_REVIVED_RARE;
+  return rate <= SFDO_STATIC_RARE;
 }
 
 bool *
@@ -229,9 +231,10 @@ sfdo_find_real_zeros (const struct sfdo_fn_counts *c,
       }
   FOR_EACH_BB_FN (bb, cfun)
     if (candidate[bb->index]
-	&& ((measured[region_of (parent, bb->index)]
+	&& ((sfdo_rule_on (SFDO_RULE_ZERO_EVIDENCE)
+	     && measured[region_of (parent, bb->index)]
 	     && evidence[region_of (parent, bb->index)] >= SFDO_ZERO_EVIDENCE)
-	    || (ran
+	    || (ran && sfdo_rule_on (SFDO_RULE_STATICALLY_RARE)
 		&& sfdo_statically_rare (region_rate[region_of (parent,
 								bb->index)],
 					 c->revived))))
@@ -339,6 +342,7 @@ sfdo_cool_revived_function (cgraph_node *node)
   cgraph_edge *e;
 
   if (!sfdo_family_on (SFDO_FAMILY_HOTCOLD)
+      || !sfdo_rule_on (SFDO_RULE_COOL_REVIVED)
       || profile_status_for_fn (cfun) != PROFILE_GUESSED
       || !entry.initialized_p () || !entry.nonzero_p ())
     return 0;

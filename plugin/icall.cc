@@ -239,6 +239,8 @@ add_instance_targets (const struct sfdo_prof_func *f, gcall *call,
   uint32_t offset;
   const struct sfdo_prof_func *g = sfdo_innermost_profile (f, call, &offset);
 
+  if (!sfdo_rule_on (SFDO_RULE_PROMOTED_TARGETS))
+    return;
   for (size_t i = 0; g && i < g->ncallsites; i++)
     {
       const struct sfdo_prof_callsite *c = &g->callsites[i];
@@ -288,6 +290,8 @@ add_line_targets (const struct sfdo_prof_func *f, gcall *call,
   uint32_t offset;
   const struct sfdo_prof_func *g = sfdo_innermost_profile (f, call, &offset);
 
+  if (direct_only && !sfdo_rule_on (SFDO_RULE_PROMOTED_TARGETS))
+    return;
   for (size_t i = 0; g && i < g->nlines; i++)
     for (size_t k = 0; g->lines[i].offset == offset
 		       && k < g->lines[i].ntargets; k++)

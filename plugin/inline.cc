@@ -219,6 +219,8 @@ move_promoted_instances (const struct sfdo_prof_func *f, gcall *call,
   unsigned disc = sfdo_stmt_discriminator (call);
   const struct sfdo_prof_func *g = sfdo_innermost_profile (f, call, &offset);
 
+  if (!sfdo_rule_on (SFDO_RULE_PROMOTED_TARGETS))
+    return;
   for (size_t i = 0; g && i < g->ncallsites; i++)
     {
       const struct sfdo_prof_callsite *c = &g->callsites[i];

@@ -470,7 +470,8 @@ tracer_would_undo_if_conversion (const struct sfdo_fn_counts *c)
 
   for (int b = 0; b < c->nblocks; b++)
     busiest = MAX (busiest, c->block[b]);
-  return c->hottest_if_converted && c->hottest_if_converted >= busiest / 8;
+  return sfdo_rule_on (SFDO_RULE_TRACER) && c->hottest_if_converted
+	 && c->hottest_if_converted >= busiest / 8;
 }
 
 /* Turn -ftracer off for the function of DECL alone, as
@@ -823,7 +824,8 @@ revive_callers (vec<sfdo_annotated> *annotated,
   sfdo_dead_map dead;
   hash_map<cgraph_node *, gcov_type> entered;
 
-  if (!sfdo_family_on (SFDO_FAMILY_HOTCOLD))
+  if (!sfdo_family_on (SFDO_FAMILY_HOTCOLD)
+      || !sfdo_rule_on (SFDO_RULE_REVIVE_CALLERS))
     return;
   for (const sfdo_annotated &a : *annotated)
     {

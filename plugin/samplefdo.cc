@@ -57,6 +57,8 @@ static struct plugin_info sfdo_plugin_info =
   "  -fplugin-arg-samplefdo-verbose       what matched, per unit\n"
   "  -fplugin-arg-samplefdo-no-FAMILY     leave one family of decisions\n"
   "      to GCC's static estimate: hotcold, inline, loops, icall, values\n"
+  "  -fplugin-arg-samplefdo-no-rule=NAME[,NAME...]  switch rules off, to\n"
+  "      see what each decides (names: see the README)\n"
   "  -fplugin-arg-samplefdo-quality=afdo|adjusted|precise\n"
   "                                       how GCC is told to trust counts\n"
   "  -fplugin-arg-samplefdo-vote=max|mean how a block's statements vote\n"
@@ -67,7 +69,8 @@ static struct plugin_info sfdo_plugin_info =
 };
 
 struct sfdo_options sfdo_opts = { NULL, false, SFDO_VOTE_MAX,
-				  SFDO_QUALITY_ADJUSTED, { false }, false,
+				  SFDO_QUALITY_ADJUSTED, { false }, { false },
+				  false,
 				  false, NULL, NULL };
 struct sfdo_profile *sfdo_profile;
 struct sfdo_stats sfdo_stats;
@@ -83,6 +86,44 @@ const char *
 sfdo_family_name (enum sfdo_family family)
 {
   return sfdo_family_names[family];
+}
+
+static const char *const sfdo_rule_names[SFDO_NRULES]
+  = { "zero-evidence", "statically-rare", "revived-rare", "cool-revived",
+      "revive-callers", "dead-calls", "believed-zeros", "above-dominator",
+      "zero-floor", "renumbered-loops", "promoted-targets", "tracer",
+      "values-confidence", "vectorizer-zeros" };
+
+/* Switch off the rules named in LIST (comma-separated).  Return false
+   if a name is unknown, after saying which and what the names are.  */
+
+static bool
+switch_rules_off (const char *list)
+{
+  char *copy = xstrdup (list);
+  bool ok = true;
+
+  for (char *name = strtok (copy, ","); name; name = strtok (NULL, ","))
+    {
+      int i;
+      for (i = 0; i < SFDO_NRULES; i++)
+	if (strcmp (name, sfdo_rule_names[i]) == 0)
+	  break;
+      if (i < SFDO_NRULES)
+	{
+	  sfdo_opts.rule_off[i] = true;
+	  continue;
+	}
+      char known[512] = "";
+      for (int k = 0; k < SFDO_NRULES; k++)
+	snprintf (known + strlen (known), sizeof known - strlen (known),
+		  "%s%s", k ? ", " : "", sfdo_rule_names[k]);
+      error_at (UNKNOWN_LOCATION, "%s: no rule %qs to switch off; the "
+		"rules are %s", SFDO_PLUGIN_NAME, name, known);
+      ok = false;
+    }
+  free (copy);
+  return ok;
 }
 
 void
@@ -347,6 +388,8 @@ parse_plugin_arg (const char *base, const char *key, const char *value)
     sfdo_opts.dump_only = true;
   else if (strcmp (key, "no-realign") == 0 && !value)
     sfdo_opts.no_realign = true;
+  else if (strcmp (key, "no-rule") == 0 && value && value[0])
+    return switch_rules_off (value);
   else if (startswith (key, "no-") && !value)
     {
       int i;
@@ -366,6 +409,7 @@ bad:
 	    "%s: bad argument %<-fplugin-arg-%s-%s%s%s%>; known are "
 	    "%<profile=FILE%>, %<verbose%>, %<no-hotcold%>, %<no-inline%>, "
 	    "%<no-loops%>, %<no-icall%>, %<no-values%>, %<no-realign%>, "
+	    "%<no-rule=NAME%>, "
 	    "%<quality=afdo|adjusted|precise%>, %<vote=max|mean%>, "
 	    "%<dump=FILE%> and %<dump-only%>", SFDO_PLUGIN_NAME, base, key,
 	    value ? "=" : "", value ? value : "");
@@ -537,7 +581,8 @@ register_pass (const char *base)
   if (sfdo_opts.dump_only)
     return;
   inherit_dump_settings (pass_info.pass);
-  if (!SFDO_GCC_VECT_DIVIDES_BY_ZERO)
+  if (!SFDO_GCC_VECT_DIVIDES_BY_ZERO
+      || !sfdo_rule_on (SFDO_RULE_VECTORIZER_ZEROS))
     return;
   zeros_info.pass = sfdo_make_zeros_pass (g);
   zeros_info.reference_pass_name = "vect";

@@ -21,7 +21,9 @@
      values.cc     division and string-operation specialisation
 
    Each family can be turned off (-fplugin-arg-samplefdo-no-FAMILY) so a
-   benchmark can climb from plain counts to every decision.  */
+   benchmark can climb from plain counts to every decision, and each rule
+   an end-to-end test is written for (-fplugin-arg-samplefdo-no-rule=NAME)
+   so tests/mutation-audit.sh can check that its test fails without it.  */
 
 #ifndef SFDO_PLUGIN_SAMPLEFDO_H
 #define SFDO_PLUGIN_SAMPLEFDO_H
@@ -38,6 +40,28 @@ enum sfdo_family
   SFDO_FAMILY_ICALL,
   SFDO_FAMILY_VALUES,
   SFDO_NFAMILIES
+};
+
+/* The rules that can be switched off one by one, each where it decides
+   (the e2e test written for it in brackets).  */
+enum sfdo_rule
+{
+  SFDO_RULE_ZERO_EVIDENCE,	/* hotcold.cc: unsampled regions (101) */
+  SFDO_RULE_STATICALLY_RARE,	/* hotcold.cc: GCC's error paths (86) */
+  SFDO_RULE_REVIVED_RARE,	/* hotcold.cc: revived bodies' rare blocks
+				   (100, 104) */
+  SFDO_RULE_COOL_REVIVED,	/* hotcold.cc: GCC's revivals (100) */
+  SFDO_RULE_REVIVE_CALLERS,	/* pass.cc (104) */
+  SFDO_RULE_DEAD_CALLS,		/* annotate.cc: find_dead_calls (88) */
+  SFDO_RULE_BELIEVED_ZEROS,	/* annotate.cc: keep_believed_zeros (89) */
+  SFDO_RULE_ABOVE_DOMINATOR,	/* annotate.cc (97) */
+  SFDO_RULE_ZERO_FLOOR,		/* annotate.cc (51) */
+  SFDO_RULE_RENUMBERED_LOOPS,	/* annotate.cc (110) */
+  SFDO_RULE_PROMOTED_TARGETS,	/* icall.cc, inline.cc (110) */
+  SFDO_RULE_TRACER,		/* pass.cc: -ftracer off (79) */
+  SFDO_RULE_VALUES_CONFIDENCE,	/* counts.cc: sfdo_likely_majority (98) */
+  SFDO_RULE_VECTORIZER_ZEROS,	/* counts.cc (99) */
+  SFDO_NRULES
 };
 
 /* The quality the counts are given to GCC with (counts.cc explains the
@@ -63,6 +87,7 @@ struct sfdo_options
   enum sfdo_block_vote vote;
   enum sfdo_quality quality;
   bool family_off[SFDO_NFAMILIES];
+  bool rule_off[SFDO_NRULES];
   /* Leave stale profiles unaligned (no-realign): for comparison.  */
   bool no_realign;
   /* Change nothing; dump GCC's own counts.  */
@@ -87,6 +112,12 @@ sfdo_family_on (enum sfdo_family family)
 
 /* The argument name of FAMILY ("hotcold", "inline", ...).  */
 const char *sfdo_family_name (enum sfdo_family family);
+
+static inline bool
+sfdo_rule_on (enum sfdo_rule rule)
+{
+  return !sfdo_opts.rule_off[rule];
+}
 
 /* What the plugin did in this translation unit, for verbose.  */
 struct sfdo_stats

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # 104-decide-revived-callers.sh - functions without a sample whose callees
-# say one of them ran (pass.cc, revive_callers).  load_batch ran three
-# times and caught no sample; it calls checksum and scale, which caught
-# many.  recover, never run, calls scale too.  -fprofile-use puts recover
+# say one of them ran (pass.cc, revive_callers; rules revive-callers and
+# revived-rare).  load_batch ran three times and caught no sample; nor
+# did load_all, its only caller, so GCC's own revival leaves both never
+# run.  load_batch calls checksum and scale, which caught many.  recover, never run, calls scale too.  -fprofile-use puts recover
 # in .text.unlikely and splits load_batch's rare paths off
 # (load_batch.cold), among them a message GCC's static estimate prints on
 # a third of the calls.  sfdo must do the same:
@@ -46,6 +47,7 @@ scale:18001940:11719
  4.3: 9000970
  5: 0
  6: 0
+load_all:0:0
 load_batch:0:0
 main:0:1
 recover:0:0
@@ -79,10 +81,10 @@ s=$(section_of sfdo recover)
     fail "sfdo puts recover in '$s', not .text.unlikely: $(grep -h 'function only callers' "$DECIDE_DIR"/sfdo/*.profile 2>/dev/null | head -3 | paste -sd';' -)"
 echo "recover, which never ran, stays in .text.unlikely, by sfdo as by PGO"
 
-replay_is_cold sfdo ||
-    fail "sfdo keeps load_batch's replay message in its hot part (section $(section_of sfdo load_batch))"
 s=$(section_of sfdo load_batch)
 [[ $s == .text ]] || fail "sfdo puts load_batch's hot part in '$s', not .text"
+replay_is_cold sfdo ||
+    fail "sfdo keeps load_batch's replay message in its hot part (section $s)"
 echo "load_batch's replay message split off into load_batch.cold, by sfdo as by PGO"
 
 # The blocks add up.  The call graph does not: load_batch is revived with

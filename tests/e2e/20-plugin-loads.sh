@@ -190,6 +190,9 @@ expect_error "missing profile argument" "profile" \
 expect_error "unknown argument" "bogus" \
   "$CC" -O2 -c "${FP[@]}" -fplugin-arg-samplefdo-profile=t.prof \
   -fplugin-arg-samplefdo-bogus=1 t.c -o x.o
+expect_error "unknown rule" "no rule .bogus. to switch off; the rules are zero-evidence, .*vectorizer-zeros" \
+  "$CC" -O2 -c "${FP[@]}" -fplugin-arg-samplefdo-profile=t.prof \
+  -fplugin-arg-samplefdo-no-rule=tracer,bogus t.c -o x.o
 
 # --- bad profiles: each error names the file and the position ---------------
 expect_error "missing profile" "$TEST_TMP/missing\.prof" \

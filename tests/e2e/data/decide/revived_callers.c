@@ -4,8 +4,9 @@
    too.  -fprofile-use finds recover never ran (.text.unlikely) and splits
    load_batch's error path and its replay message off (load_batch.cold):
    GCC's static estimate makes the first rare, not the second.  A sample profile
-   lists load_batch and recover as never run; the callees say one of
-   their callers ran, and only load_batch can have entered checksum.  */
+   lists load_batch, its caller load_all and recover as never run; the
+   callees say one of their callers ran, and only load_batch can have
+   entered checksum.  */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -56,12 +57,21 @@ load_batch (int id, long n)
   return sum;
 }
 
-int
-main (void)
+/* load_batch's only caller, run once: no caller with a count calls
+   load_batch, so GCC's own revival (handle_missing_profiles) leaves it
+   never run.  */
+__attribute__ ((noinline)) static long
+load_all (void)
 {
   long total = 0;
   for (int id = 0; id < 3; id++)
     total += load_batch (id, 3000000);
-  printf ("%ld\n", total);
+  return total;
+}
+
+int
+main (void)
+{
+  printf ("%ld\n", load_all ());
   return 0;
 }
