@@ -92,6 +92,7 @@ walk_sampled_pieces (struct sfdo_symtab *st, struct sfdo_decoder *dec,
   struct sfdo_u64map *grown = seen ? seen : lines;
   size_t walked = 0;
   attr_init (&at, st, p, SFDO_LINE_MAX);
+  attr_adopt_functions (&at);
   for (size_t i = 0; i < n; i++)
     {
       if (ran && sfdo_addresses_within (ran, nran, pieces[i].lo,
@@ -141,6 +142,7 @@ sfdo_binary_shape (struct sfdo_symtab *st, struct sfdo_decoder *dec,
   struct attributor at;
   struct sfdo_u64map seen = { 0 }, lines = { 0 };
   attr_init (&at, st, p, SFDO_LINE_MAX);
+  at.shape = 1;
   for (size_t i = 0; i < sfdo_symtab_nfunctions (st); i++)
     {
       uint64_t lo, start, hi;

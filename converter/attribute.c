@@ -30,6 +30,37 @@ key_hash (const char *name, const char *file)
   return h == UINT64_MAX ? 0 : h;
 }
 
+void
+attr_adopt_functions (struct attributor *at)
+{
+  struct sfdo_error err;
+  sfdo_error_clear (&err);
+  for (size_t i = 0; i < sfdo_profile_nfuncs (at->p); i++)
+    {
+      struct sfdo_prof_func *f = sfdo_profile_func (at->p, i, &err);
+      if (!f)
+        continue;
+      const char *name = sfdo_profile_str (at->p, f->name);
+      const char *file = f->file ? sfdo_profile_str (at->p, f->file) : NULL;
+      for (uint64_t h = key_hash (name, file);;
+           h = h + 1 == UINT64_MAX ? 0 : h + 1)
+        {
+          uint64_t *slot = sfdo_u64map_get (&at->tops, h);
+          if (*slot)
+            {
+              struct sfdo_prof_func *g = at->top[*slot - 1];
+              if (g->name == f->name && g->file == f->file)
+                break;
+              continue;
+            }
+          sfdo_xgrow (&at->top, &at->cap_top, at->ntop + 1, sizeof *at->top);
+          at->top[at->ntop++] = f;
+          *slot = at->ntop;
+          break;
+        }
+    }
+}
+
 /* The top-level profile of function NAME of FILE, created if new.  */
 static struct sfdo_prof_func *
 top_func (struct attributor *at, const char *name, const char *file)
@@ -51,10 +82,12 @@ top_func (struct attributor *at, const char *name, const char *file)
     }
 }
 
-/* The inlined callee NAME of FILE at (OFFSET, DISC) of F.  */
+/* The inlined callee NAME of FILE at (OFFSET, DISC) of F; where F has
+   none, a new one if CREATE, else NULL.  */
 static struct sfdo_prof_func *
-callee_at (struct attributor *at, struct sfdo_prof_func *f, uint32_t offset,
-           uint32_t disc, const char *name, const char *file)
+find_callee_at (struct attributor *at, struct sfdo_prof_func *f,
+                uint32_t offset, uint32_t disc, const char *name,
+                const char *file, int create)
 {
   uint32_t name_id = sfdo_profile_intern_str (at->p, name);
   uint32_t file_id = file ? sfdo_profile_intern_str (at->p, file) : 0;
@@ -65,7 +98,17 @@ callee_at (struct attributor *at, struct sfdo_prof_func *f, uint32_t offset,
           && c->callee->name == name_id && c->callee->file == file_id)
         return c->callee;
     }
-  return sfdo_prof_func_add_callsite (f, offset, disc, name_id, file_id);
+  return create ? sfdo_prof_func_add_callsite (f, offset, disc, name_id,
+                                               file_id)
+                : NULL;
+}
+
+/* The inlined callee NAME of FILE at (OFFSET, DISC) of F.  */
+static struct sfdo_prof_func *
+callee_at (struct attributor *at, struct sfdo_prof_func *f, uint32_t offset,
+           uint32_t disc, const char *name, const char *file)
+{
+  return find_callee_at (at, f, offset, disc, name, file, 1);
 }
 
 /* Line offset of LINE in a function declared at DECL, or -1 if LINE comes
@@ -200,28 +243,44 @@ seen_before (struct sfdo_u64map *seen, const uint64_t *key, size_t size)
   return before;
 }
 
+/* The first of frames FR[K..N) that is not a part of its function
+   inlined back into it at its declaration line (same_function).  */
+static size_t
+skip_self_frames (const struct sfdo_frame *fr, size_t k, size_t n)
+{
+  while (k + 1 < n && fr[k].line == fr[k].decl_line
+         && same_function (&fr[k], &fr[k + 1]))
+    k++;
+  return k;
+}
+
 void
 attr_call_site (struct attributor *at, uint64_t vaddr, const char *callee,
                 struct sfdo_u64map *seen)
 {
   const struct sfdo_frame *fr;
-  size_t n = sfdo_symtab_lookup (at->symtab, vaddr, &fr), k = 0;
+  size_t n = sfdo_symtab_lookup (at->symtab, vaddr, &fr);
   if (n == 0)
     return;
-  while (k + 1 < n && fr[k].line == fr[k].decl_line
-         && same_function (&fr[k], &fr[k + 1]))
-    k++;
-  const char *name = k + 1 < n ? fr[k + 1].function : callee;
-  int64_t off = line_offset (fr[k].line, fr[k].decl_line);
-  if (!name || off < 0)
-    return;
   struct sfdo_prof_func *f = top_func (at, fr[0].function, fr[0].file);
-  uint32_t id = sfdo_profile_intern_str (at->p, name);
-  uint64_t key[4] = { (uintptr_t) f, (uint64_t) off, fr[k].discriminator, id };
-  if (seen_before (seen, key, sizeof key))
-    return;
-  sfdo_prof_func_add_value (f, (uint32_t) off, fr[k].discriminator,
-                            SFDO_VALUE_CALL_SITES, id, 1);
+  for (size_t k = skip_self_frames (fr, 0, n); f;
+       k = skip_self_frames (fr, k + 1, n))
+    {
+      const char *name = k + 1 < n ? fr[k + 1].function : callee;
+      int64_t off = line_offset (fr[k].line, fr[k].decl_line);
+      if (!name || off < 0)
+        return;
+      uint32_t id = sfdo_profile_intern_str (at->p, name);
+      uint64_t key[4] = { (uintptr_t) f, (uint64_t) off, fr[k].discriminator,
+                          id };
+      if (!seen_before (seen, key, sizeof key))
+        sfdo_prof_func_add_value (f, (uint32_t) off, fr[k].discriminator,
+                                  SFDO_VALUE_CALL_SITES, id, 1);
+      if (k + 1 >= n)
+        return;
+      f = find_callee_at (at, f, (uint32_t) off, fr[k].discriminator,
+                          fr[k + 1].function, fr[k + 1].file, at->shape);
+    }
 }
 
 void
@@ -236,9 +295,17 @@ attr_top_line (struct attributor *at, uint64_t vaddr, struct sfdo_u64map *seen,
   struct sfdo_prof_func *f = top_func (at, fr[0].function, fr[0].file);
   uint32_t disc = n == 1 ? fr[0].discriminator : 0;
   uint64_t key[3] = { (uintptr_t) f, (uint64_t) off, disc };
-  if (seen_before (seen, key, sizeof key))
+  if (!seen_before (seen, key, sizeof key))
+    sfdo_prof_func_add_line (f, (uint32_t) off, disc, 0);
+  /* A binary's shape has its inline instances too, for their lines to be
+     aligned as their callee's (profiles/align.h).  */
+  if (!at->shape || n == 1)
     return;
-  sfdo_prof_func_add_line (f, (uint32_t) off, disc, 0);
+  uint32_t where = 0;
+  struct sfdo_prof_func *inst = attr_owner (at, vaddr, &where, &disc, NULL);
+  uint64_t ikey[3] = { (uintptr_t) inst, where, disc };
+  if (inst && inst != f && !seen_before (seen, ikey, sizeof ikey))
+    sfdo_prof_func_add_line (inst, where, disc, 0);
 }
 
 void

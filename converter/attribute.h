@@ -38,10 +38,15 @@ struct attributor {
   size_t ntop, cap_top;
   struct attr_vote *votes;
   size_t nvotes, cap_votes;
+  int shape;    /* a binary's shape: inline instances made for anchors */
 };
 
 void attr_init (struct attributor *at, struct sfdo_symtab *symtab,
                 struct sfdo_profile *p, enum sfdo_line_vote vote);
+/* Make the functions AT's profile holds already the ones its records go
+   to (rather than new records of the same name, merged when the profile
+   is finalized): their inline instances are then found.  */
+void attr_adopt_functions (struct attributor *at);
 /* The profile owning the source position of VADDR and the position in it
    (*OFFSET, *DISC); NULL if VADDR has no usable line.  With FRAME, the
    innermost frame's details (statement start, column) go there.  */
@@ -51,9 +56,12 @@ struct sfdo_prof_func *attr_owner (struct attributor *at, uint64_t vaddr,
 /* Record the call site VADDR shows in its top-level function's profile,
    as a SFDO_VALUE_CALL_SITES value, once (SEEN holds those recorded): the
    outermost call inlined there, or failing one, the direct call to CALLEE
-   (NULL: VADDR is no call).  Only the top level: a stale profile is
-   aligned by its function's own calls, and an inline instance made for
-   an anchor would read as one that never ran.  */
+   (NULL: VADDR is no call); and in each inline instance along VADDR's
+   inline stack, the call made there, for the instance's lines to be
+   aligned as their callee's.  Only in instances the profile has (that
+   caught samples): an inline instance made for an anchor would read as
+   one that never ran; but in a binary's shape (AT->shape) they are
+   made.  */
 void attr_call_site (struct attributor *at, uint64_t vaddr,
                      const char *callee, struct sfdo_u64map *seen);
 /* Record, once (SEEN), that the top-level function at VADDR has code at

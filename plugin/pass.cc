@@ -43,6 +43,7 @@
 #include "coretypes.h"
 #include "backend.h"
 #include "tree.h"
+#include "stringpool.h"
 #include "gimple.h"
 #include "tree-pass.h"
 #include "cgraph.h"
@@ -379,6 +380,76 @@ realign_stale_profiles (sfdo_extra_map *extra,
 	continue;
       extra->put (node->decl, g);
       moved->safe_push (g);
+    }
+}
+
+/* Align the inline instances in F's profile (at any depth; F is the
+   current function's, or an instance in it) to their callees' bodies as
+   the current function holds them inlined, or failing that to the
+   callee's own body; once each (SEEN).  */
+
+static void
+realign_instances_of (struct sfdo_prof_func *f,
+		      hash_set<struct sfdo_prof_func *> *seen)
+{
+  for (size_t i = 0; i < f->ncallsites; i++)
+    {
+      struct sfdo_prof_func *inst = f->callsites[i].callee;
+      struct sfdo_realignment r;
+      bool moved = false;
+      if (seen->add (inst))
+	continue;
+      const char *name = sfdo_profile_str (sfdo_profile, inst->name);
+      tree decl = inst->total ? sfdo_inlined_decl (name) : NULL_TREE;
+      if (decl)
+	moved = sfdo_realign_instance (inst, decl, &r);
+      else if (inst->total)
+	{
+	  symtab_node *sym
+	    = symtab_node::get_for_asmname (get_identifier (name));
+	  cgraph_node *cn = sym ? dyn_cast <cgraph_node *> (sym) : NULL;
+	  if (cn && cn->has_gimple_body_p ()
+	      && DECL_STRUCT_FUNCTION (cn->decl))
+	    {
+	      push_cfun (DECL_STRUCT_FUNCTION (cn->decl));
+	      moved = sfdo_realign_instance (inst, cn->decl, &r);
+	      pop_cfun ();
+	    }
+	}
+      if (moved)
+	{
+	  sfdo_stats.realigned_instances++;
+	  sfdo_stats.realigned_notes.safe_push
+	    (xasprintf ("an instance of %s in %s: lines moved with %u of its "
+			"%u anchors", name, current_function_name (),
+			r.matched, r.anchors));
+	}
+      realign_instances_of (inst, seen);
+    }
+}
+
+/* Stage 1b: the inline instances of the profiled binary, whose lines
+   count from their callee's declaration, move with the callee's source:
+   an edit inside a function the profiled binary had inlined left its
+   instances' lines where the old source had them (e2e 84, edit
+   "inlined").  */
+
+static void
+realign_instances (sfdo_extra_map *extra)
+{
+  hash_set<struct sfdo_prof_func *> seen;
+  cgraph_node *node;
+
+  if (sfdo_opts.no_realign || !sfdo_profile_has_mode (sfdo_profile, "shape"))
+    return;
+  FOR_EACH_FUNCTION_WITH_GIMPLE_BODY (node)
+    {
+      struct sfdo_prof_func *f;
+      if (!own_body_p (node) || !(f = sfdo_profile_of (node->decl, extra)))
+	continue;
+      push_cfun (DECL_STRUCT_FUNCTION (node->decl));
+      realign_instances_of (f, &seen);
+      pop_cfun ();
     }
 }
 
@@ -978,6 +1049,7 @@ annotate_unit (void)
   sfdo_stats.other_numbering = sfdo_positions_begin_unit ();
   static_estimates = new hash_map<tree, sfdo_static_estimate *>;
   realign_stale_profiles (&extra, &moved);
+  realign_instances (&extra);
   FOR_EACH_FUNCTION_WITH_GIMPLE_BODY (node)
     {
       struct sfdo_prof_func *f = sfdo_profile_of (node->decl, &extra);

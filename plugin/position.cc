@@ -85,6 +85,44 @@ sfdo_outer_position (gimple *stmt, int64_t *offset, tree *inlined)
   return *offset >= 0;
 }
 
+bool
+sfdo_frame_position (gimple *stmt, tree decl, int64_t *offset, tree *inlined)
+{
+  auto_vec<sfdo_frame_loc, 8> stack;
+
+  if (!inline_stack (stmt, &stack))
+    return false;
+  for (unsigned i = 0; i < stack.length (); i++)
+    if (stack[i].decl == decl)
+      {
+	*offset = sfdo_line_offset (decl, stack[i].locus);
+	*inlined = i ? stack[i - 1].decl : NULL_TREE;
+	return *offset >= 0;
+      }
+  return false;
+}
+
+tree
+sfdo_inlined_decl (const char *name)
+{
+  basic_block bb;
+
+  FOR_EACH_BB_FN (bb, cfun)
+    for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
+	 gsi_next (&gsi))
+      {
+	auto_vec<sfdo_frame_loc, 8> stack;
+	if (!inline_stack (gsi_stmt (gsi), &stack))
+	  continue;
+	for (unsigned i = 0; i + 1 < stack.length (); i++)
+	  if (DECL_ASSEMBLER_NAME_SET_P (stack[i].decl)
+	      && strcmp (IDENTIFIER_POINTER
+			   (DECL_ASSEMBLER_NAME (stack[i].decl)), name) == 0)
+	    return stack[i].decl;
+      }
+  return NULL_TREE;
+}
+
 char *
 sfdo_dwarf_profile_name (tree decl)
 {

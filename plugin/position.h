@@ -29,6 +29,19 @@ int64_t sfdo_line_offset (tree decl, location_t locus);
    statement of the function's own); false when STMT has no location.  */
 bool sfdo_outer_position (gimple *stmt, int64_t *offset, tree *inlined);
 
+/* Where STMT sits in the lines of DECL, a function the current one has
+   inlined (the innermost frame of DECL in STMT's inline stack): into
+   *OFFSET the line offset from DECL's declaration, into *INLINED the
+   callee inlined there (NULL_TREE for a statement of DECL's own); false
+   when STMT has no such frame.  */
+bool sfdo_frame_position (gimple *stmt, tree decl, int64_t *offset,
+			  tree *inlined);
+
+/* The function of assembler name NAME that the current function's body
+   holds inlined (a frame of some statement's inline stack), or
+   NULL_TREE.  */
+tree sfdo_inlined_decl (const char *name);
+
 /* The profile of STMT's innermost inline frame, following STMT's inline
    stack from F (the current function's profile), and STMT's line offset
    there in *OFFSET; NULL if the profile does not know the position.  */

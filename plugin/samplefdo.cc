@@ -162,6 +162,7 @@ release_stats (void)
   sfdo_stats.realigned_notes.release ();
   sfdo_stats.realigned = sfdo_stats.realigned_exact = 0;
   sfdo_stats.realigned_unanchored = sfdo_stats.renamed = 0;
+  sfdo_stats.realigned_instances = 0;
   sfdo_stats.moved_strong = sfdo_stats.moved_weak = 0;
   sfdo_stats.moved_dropped = 0;
   sfdo_stats.weight_exact = sfdo_stats.weight_moved = 0;
@@ -182,18 +183,20 @@ print_realignment (void)
   unsigned i;
   char *note;
 
-  if (!s->realigned && !s->renamed)
+  if (!s->realigned && !s->renamed && !s->realigned_instances)
     return;
   fprintf (stderr, "%s: %s: stale profile: %u functions' lines moved "
 	   "with their call sites (of their weight: %.1f%% kept its "
 	   "distance from an anchor, %.1f%% placed by the nearer one, %.1f%% "
 	   "left out); %u functions found under their old name by their call "
 	   "sites; %u matched as they were, %u had no call site to align "
-	   "by\n", SFDO_PLUGIN_NAME, main_input_filename,
+	   "by; %u inline instances' lines moved with their callee's\n",
+	   SFDO_PLUGIN_NAME, main_input_filename,
 	   s->realigned, all ? 100.0 * s->moved_strong / all : 0.0,
 	   all ? 100.0 * s->moved_weak / all : 0.0,
 	   all ? 100.0 * s->moved_dropped / all : 0.0, s->renamed,
-	   s->realigned_exact, s->realigned_unanchored);
+	   s->realigned_exact, s->realigned_unanchored,
+	   s->realigned_instances);
   uint64_t total = s->weight_exact + s->weight_moved + s->weight_unanchored;
   fprintf (stderr, "%s: %s: stale profile: of the profile's weight in this "
 	   "unit, %.1f%% in functions as they were, %.1f%% moved, %.1f%% "

@@ -153,6 +153,8 @@ struct sfdo_stats
      with their call-site anchors, the profile weight moved strongly,
      weakly and left out, and the details for verbose.  */
   unsigned realigned, realigned_exact, realigned_unanchored, renamed;
+  /* Inline instances whose lines moved with their callee's body.  */
+  unsigned realigned_instances;
   uint64_t moved_strong, moved_weak, moved_dropped;
   /* The profile's weight (totals) of the functions in each class:
      exact, moved, unanchored, and of those renamed.  */

@@ -33,15 +33,19 @@
 #include "position.h"
 #include "stale.h"
 
-/* The anchors of the current function's body (its calls, and its own
-   lines with blocks of a discriminator: branch anchors, where the profile
-   numbers blocks as this GCC does), sorted, and into LINES the offsets
-   its statements sit at.  */
+/* The anchors of DECL's body as the current function holds it (its
+   calls, and its own lines with blocks of a discriminator: branch
+   anchors, where the profile numbers blocks as this GCC does), sorted,
+   and into LINES the offsets its statements sit at.  DECL is the current
+   function, or one it has inlined (at any depth): then the statements
+   inlined from it, in every copy.  */
 
 static void
-body_anchors (vec<sfdo_anchor> *out, hash_set<int_hash<int, -1, -2> > *lines)
+body_anchors (tree decl, bool branches, vec<sfdo_anchor> *out,
+	      hash_set<int_hash<int, -1, -2> > *lines)
 {
   basic_block bb;
+  bool own = decl == current_function_decl;
 
   FOR_EACH_BB_FN (bb, cfun)
     for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
@@ -50,7 +54,8 @@ body_anchors (vec<sfdo_anchor> *out, hash_set<int_hash<int, -1, -2> > *lines)
 	gimple *stmt = gsi_stmt (gsi);
 	int64_t offset;
 	tree inlined, callee;
-	if (!sfdo_outer_position (stmt, &offset, &inlined)
+	if (!(own ? sfdo_outer_position (stmt, &offset, &inlined)
+		  : sfdo_frame_position (stmt, decl, &offset, &inlined))
 	    || offset >= INT_MAX - 2)
 	  continue;
 	lines->add ((int) offset);
@@ -60,7 +65,7 @@ body_anchors (vec<sfdo_anchor> *out, hash_set<int_hash<int, -1, -2> > *lines)
 	if (callee)
 	  out->safe_push ({ (uint32_t) offset, IDENTIFIER_POINTER
 						(DECL_ASSEMBLER_NAME (callee)) });
-	if (!inlined && sfdo_stmt_discriminator (stmt)
+	if (branches && !inlined && sfdo_stmt_discriminator (stmt)
 	    && !sfdo_stats.other_numbering)
 	  out->safe_push ({ (uint32_t) offset, sfdo_branch_anchor });
       }
@@ -287,7 +292,7 @@ sfdo_renamed_profile (void)
 
   if (TREE_PUBLIC (current_function_decl))
     return NULL;
-  body_anchors (&anchors, &lines);
+  body_anchors (current_function_decl, true, &anchors, &lines);
   if (!unclaimed)
     gather_unclaimed ();
   sig = sfdo_anchors_signature (anchors.address (), anchors.length ());
@@ -333,8 +338,18 @@ weigh_moves (const struct sfdo_prof_func *f, const struct sfdo_move_ctx *ctx,
     }
 }
 
-struct sfdo_prof_func *
-sfdo_realign_profile (struct sfdo_prof_func *f, struct sfdo_realignment *r)
+/* F aligned to DECL's body as the current function holds it
+   (body_anchors), as sfdo_realign_profile says.  AS_INSTANCE: F is an
+   inline instance, aligned by its calls alone, and the lines it places by
+   guess are not remembered for the current function's blocks.  A binary
+   numbers an inlined body's blocks anew (GCC 12 gave the lines of an
+   instance before its loop the discriminator of the call it was inlined
+   by), so the branch anchors of an instance say nothing of its callee's
+   source: taken, they moved the lines of a fresh profile's instance.  */
+
+static struct sfdo_prof_func *
+realign_to_body (struct sfdo_prof_func *f, tree decl,
+		 struct sfdo_realignment *r, bool as_instance)
 {
   auto_vec<sfdo_anchor> new_anchors;
   hash_set<int_hash<int, -1, -2> > lines;
@@ -348,12 +363,15 @@ sfdo_realign_profile (struct sfdo_prof_func *f, struct sfdo_realignment *r)
   memset (r, 0, sizeof *r);
   r->fit = SFDO_FIT_UNANCHORED;
   old_anchors = sfdo_prof_func_anchors (sfdo_profile, f, &nold);
-  if (sfdo_stats.other_numbering)
+  if (sfdo_stats.other_numbering || as_instance)
     nold = without_branch_anchors (old_anchors, nold);
   r->anchors = nold;
   if (!nold)
-    return f;
-  body_anchors (&new_anchors, &lines);
+    {
+      free (old_anchors);
+      return f;
+    }
+  body_anchors (decl, !as_instance, &new_anchors, &lines);
   if (sfdo_align_anchors (old_anchors, nold, new_anchors.address (),
 			  new_anchors.length (), &pairs, &npairs) != 0
       || !npairs)
@@ -364,14 +382,37 @@ sfdo_realign_profile (struct sfdo_prof_func *f, struct sfdo_realignment *r)
       r->fit = SFDO_FIT_EXACT;
       goto done;
     }
-  add_end_anchor (f, pairs, &npairs);
+  /* An instance's end is not in the current function; nor is its last
+     line with code the same in two builds (a return merged into the
+     line before it): lines past its last call move as that call did.  */
+  if (!as_instance)
+    add_end_anchor (f, pairs, &npairs);
   ctx = { pairs, npairs, &lines };
   r->fit = SFDO_FIT_MOVED;
   weigh_moves (f, &ctx, r);
-  note_weak_lines (f, &ctx);
+  if (!as_instance)
+    note_weak_lines (f, &ctx);
   moved = sfdo_prof_func_copy_moved (sfdo_profile, f, &move);
 done:
   free (old_anchors);
   free (pairs);
   return moved;
+}
+
+struct sfdo_prof_func *
+sfdo_realign_profile (struct sfdo_prof_func *f, struct sfdo_realignment *r)
+{
+  return realign_to_body (f, current_function_decl, r, false);
+}
+
+bool
+sfdo_realign_instance (struct sfdo_prof_func *inst, tree decl,
+		       struct sfdo_realignment *r)
+{
+  struct sfdo_prof_func *moved = realign_to_body (inst, decl, r, true);
+
+  if (moved == inst)
+    return false;
+  sfdo_prof_func_take (inst, moved);
+  return true;
 }

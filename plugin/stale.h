@@ -37,6 +37,15 @@ struct sfdo_realignment
 struct sfdo_prof_func *sfdo_realign_profile (struct sfdo_prof_func *f,
 					     struct sfdo_realignment *r);
 
+/* INST, an inline instance of DECL in a profile, aligned in place to
+   DECL's body as the current function holds it (DECL itself, or a
+   function it has inlined: body_anchors): its lines count from DECL's
+   declaration, so they moved with DECL's source, not its caller's.  True
+   if its lines moved; what was found goes into *R.  The lines it placed
+   by guess are not remembered for the flow solver.  */
+bool sfdo_realign_instance (struct sfdo_prof_func *inst, tree decl,
+			    struct sfdo_realignment *r);
+
 /* The profile of the current function, file-local and without a profile
    of its name, under the name it had in the profiled source: the one
    static function of this file that the profile lists, that no function

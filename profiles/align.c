@@ -316,7 +316,6 @@ move_function (struct sfdo_profile *p, struct sfdo_prof_func *f,
     }
   struct sfdo_offset_move move = { shape_callback, &m };
   sfdo_prof_func_take (f, sfdo_prof_func_copy_moved (p, f, &move));
-  r->moved++;
   r->strong = sfdo_sat_add (r->strong, strong);
   r->weak = sfdo_sat_add (r->weak, weak);
   r->dropped = sfdo_sat_add (r->dropped, dropped);
@@ -525,6 +524,80 @@ renamed (struct sfdo_profile *p, struct sfdo_prof_func *f,
   return g;
 }
 
+/* F's own lines (of P) aligned with NOW's (of SHAPE), in place: 1 when
+   they moved, 0 when they fit as they were, -1 when there was nothing to
+   align by.  */
+static int
+align_lines (struct sfdo_profile *p, struct sfdo_prof_func *f,
+             struct sfdo_profile *shape, const struct sfdo_prof_func *now,
+             struct sfdo_align_report *r, FILE *notes)
+{
+  size_t nold, nnow, npairs;
+  struct sfdo_anchor *old = sfdo_prof_func_anchors (p, f, &nold);
+  struct sfdo_anchor *cur = sfdo_prof_func_anchors (shape, now, &nnow);
+  struct sfdo_anchor_pair *pairs = NULL;
+  int moved = -1;
+  if (!nold || sfdo_align_anchors (old, nold, cur, nnow, &pairs, &npairs) != 0
+      || !npairs)
+    moved = -1;
+  else if (sfdo_anchor_pairs_unmoved (pairs, npairs))
+    moved = 0;
+  else
+    {
+      move_function (p, f, now, pairs, npairs, r, notes);
+      moved = 1;
+    }
+  free (old);
+  free (cur);
+  free (pairs);
+  return moved;
+}
+
+/* The inline instance in NOW (of SHAPE) that F's callsite CS (of P)
+   corresponds to: of the same callee, at the same position, or failing
+   that the only one of that callee; NULL if none.  */
+static const struct sfdo_prof_func *
+instance_in_shape (struct sfdo_profile *p, const struct sfdo_prof_callsite *cs,
+                   struct sfdo_profile *shape, const struct sfdo_prof_func *now)
+{
+  const char *name = sfdo_profile_str (p, cs->callee->name);
+  const struct sfdo_prof_func *only = NULL;
+  size_t same = 0;
+  for (size_t i = 0; i < now->ncallsites; i++)
+    {
+      const struct sfdo_prof_callsite *c = &now->callsites[i];
+      if (!sfdo_same_callee (sfdo_profile_str (shape, c->callee->name), name))
+        continue;
+      if (c->offset == cs->offset && c->discriminator == cs->discriminator)
+        return c->callee;
+      only = c->callee;
+      same++;
+    }
+  return same == 1 ? only : NULL;
+}
+
+/* The inline instances in F (of P), at any depth, aligned with theirs in
+   NOW (of SHAPE): an instance's lines count from its callee's
+   declaration, so an edit inside a function the binary inlined moves
+   them and not its caller's.  */
+static void
+align_instances (struct sfdo_profile *p, struct sfdo_prof_func *f,
+                 struct sfdo_profile *shape, const struct sfdo_prof_func *now,
+                 struct sfdo_align_report *r, FILE *notes)
+{
+  for (size_t i = 0; i < f->ncallsites; i++)
+    {
+      struct sfdo_prof_func *inst = f->callsites[i].callee;
+      const struct sfdo_prof_func *then = inst->total
+        ? instance_in_shape (p, &f->callsites[i], shape, now) : NULL;
+      if (!then)
+        continue;
+      if (align_lines (p, inst, shape, then, r, notes) > 0)
+        r->moved_instances++;
+      align_instances (p, inst, shape, then, r, notes);
+    }
+}
+
 static void
 align_function (struct sfdo_profile *p, struct sfdo_prof_func *f,
                 struct sfdo_profile *shape, struct unclaimed *u,
@@ -538,20 +611,13 @@ align_function (struct sfdo_profile *p, struct sfdo_prof_func *f,
       r->missing++;
       return;
     }
-  size_t nold, nnow, npairs;
-  struct sfdo_anchor *old = sfdo_prof_func_anchors (p, f, &nold);
-  struct sfdo_anchor *cur = sfdo_prof_func_anchors (shape, now, &nnow);
-  struct sfdo_anchor_pair *pairs = NULL;
-  if (!nold || sfdo_align_anchors (old, nold, cur, nnow, &pairs, &npairs) != 0
-      || !npairs)
-    r->unanchored++;
-  else if (sfdo_anchor_pairs_unmoved (pairs, npairs))
-    r->exact++;
-  else
-    move_function (p, f, now, pairs, npairs, r, notes);
-  free (old);
-  free (cur);
-  free (pairs);
+  switch (align_lines (p, f, shape, now, r, notes))
+    {
+    case 1: r->moved++; break;
+    case 0: r->exact++; break;
+    default: r->unanchored++; break;
+    }
+  align_instances (p, f, shape, now, r, notes);
 }
 
 void

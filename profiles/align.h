@@ -115,6 +115,7 @@ size_t sfdo_anchors_calls (const struct sfdo_anchor *a, size_t n);
    and left out (no code there now).  */
 struct sfdo_align_report {
   size_t exact, moved, unanchored, missing, renamed;
+  size_t moved_instances;       /* inline instances whose lines moved */
   uint64_t strong, weak, dropped;
 };
 

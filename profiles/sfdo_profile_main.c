@@ -574,11 +574,13 @@ cmd_align (int argc, char **argv)
                "call sites (of their weight %.1f%% strong, %.1f%% weak, "
                "%.1f%% left out); %zu renamed (found by their call sites); "
                "%zu as they were; %zu with no call site to align by; %zu "
-               "not in %s\n", r.moved,
+               "not in %s; %zu inline instances' lines moved with their "
+               "callee's\n", r.moved,
                all ? 100.0 * r.strong / all : 0.0,
                all ? 100.0 * r.weak / all : 0.0,
                all ? 100.0 * r.dropped / all : 0.0, r.renamed, r.exact,
-               r.unanchored, r.missing, argv[optind + 1]);
+               r.unanchored, r.missing, argv[optind + 1],
+               r.moved_instances);
       sfdo_profile_free (shape);
       rc = save (p, out, binary > 0
                          || (binary < 0

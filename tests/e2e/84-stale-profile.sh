@@ -38,7 +38,11 @@
 #   resemble mix_all renamed mix_all2 and one of its calls changed: found by
 #            its similar name and the calls it still shares;
 #   leaf     two lines inside spread, a function that calls nothing:
-#            aligned by its loop's line (a branch anchor).
+#            aligned by its loop's line (a branch anchor);
+#   inlined  (data/stale/inlined.c) two lines inside step, which the
+#            profiled binary inlined into run: its instance's lines move
+#            with its call of scramble; the hot and cold decisions must
+#            be the fresh profile's, and the unaligned build's not.
 # Where lines moved, `sfdo-profile align OLD.prof NEW-BINARY` must give a
 # profile that the plugin finds fitting as it is and that overlaps the
 # instrumented counts as well as the plugin's own alignment (within 1.5
@@ -231,6 +235,61 @@ for e in above inside delete branch callee reorder rename resemble leaf; do
     [[ "$(sections "$d/aligned.o")" == "$(sections "$d/fresh.o")" ]] ||
         fail "$e: hot and cold decisions differ from the fresh profile's: $(diff <(sections "$d/aligned.o") <(sections "$d/fresh.o") | head -n 6 | tr '\n' ' ')"
 done
+# An edit inside a function the profiled binary inlined
+# (data/stale/inlined.c: step, inlined into run): the instance's lines
+# count from step's declaration, and move with step's calls, in the
+# plugin and offline.  Unaligned, the rare branch's lines read the next
+# test's count and run keeps its rare path hot.
+d=$TEST_TMP/inlined
+mkdir -p "$d/old" "$d/new"
+cp "$SFDO_ROOT/tests/e2e/data/stale/inlined.c" "$d/old/inlined.c"
+python3 - "$d/old/inlined.c" "$d/new/inlined.c" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+mark = "  /* EDIT-INLINED */\n"
+assert mark in s
+open(sys.argv[2], "w").write(s.replace(mark, mark + "  v ^= v >> 3;\n  v += 7;\n"))
+PY
+for v in old new; do
+    (cd "$d/$v" && compile prog inlined.c -O2 -g &&
+        "$SFDO_BUILD/sfdo-record" -q -o p.data "${RECORD[@]}" -- ./prog "$ARG" \
+            > prog.out 2> record.err &&
+        "$SFDO_BUILD/sfdo-convert" -q p.data prog -o fresh.prof 2> convert.err) ||
+        fail "inlined: recording $v failed: $(cat "$d/$v"/*.err 2>/dev/null | head -n 3)"
+done
+grep -q '^  !Values: [0-9.]* callsites scramble:' "$d/old/fresh.prof" ||
+    fail "inlined: step's instance records no call site (converter/attribute.c: attr_call_site)"
+inlined_build() {   # NAME PROFILE [FLAG...]: $d/new/NAME.o and NAME.err
+    local name=$1 prof=$2
+    shift 2
+    (cd "$d/new" && "$SFDO_GCC" -std=gnu11 -O2 -g -fplugin="$PLUGIN" \
+        -fplugin-arg-samplefdo-profile="$prof" -fplugin-arg-samplefdo-verbose \
+        "$@" -c inlined.c -o "$name.o" 2> "$name.err") ||
+        fail "inlined: the $name build failed: $(head -n 5 "$d/new/$name.err")"
+}
+inlined_build fresh fresh.prof
+inlined_build aligned ../old/fresh.prof
+inlined_build unaligned ../old/fresh.prof -fplugin-arg-samplefdo-no-realign
+! grep -q 'stale profile' "$d/new/fresh.err" ||
+    fail "inlined: the fresh profile was taken for stale: $(grep 'instance of' "$d/new/fresh.err")"
+grep -q '1 inline instances. lines moved' "$d/new/aligned.err" ||
+    fail "inlined: the plugin did not move step's instance: $(grep 'stale profile' "$d/new/aligned.err" | head -n 1)"
+[[ "$(sections "$d/new/unaligned.o")" != "$(sections "$d/new/fresh.o")" ]] ||
+    fail "inlined: the unaligned build decides as the fresh one: the edit shows nothing"
+[[ "$(sections "$d/new/aligned.o")" == "$(sections "$d/new/fresh.o")" ]] ||
+    fail "inlined: hot and cold decisions differ from the fresh profile's: $(diff <(sections "$d/new/aligned.o") <(sections "$d/new/fresh.o") | tr '\n' ' ')"
+"$SFDO_BUILD/sfdo-profile" align "$d/old/fresh.prof" "$d/new/prog" -o "$d/new/offline.prof" \
+    2> "$d/new/offline-align.err" ||
+    fail "inlined: sfdo-profile align failed: $(cat "$d/new/offline-align.err")"
+grep -q '1 inline instances. lines moved' "$d/new/offline-align.err" ||
+    fail "inlined: sfdo-profile align did not move step's instance: $(cat "$d/new/offline-align.err")"
+inlined_build offline offline.prof
+! grep -q 'stale profile' "$d/new/offline.err" ||
+    fail "inlined: the plugin found the offline-aligned profile stale"
+[[ "$(sections "$d/new/offline.o")" == "$(sections "$d/new/fresh.o")" ]] ||
+    fail "inlined: the offline-aligned build's hot and cold decisions differ from the fresh profile's"
+table+=("inlined: step's instance moved, plugin and offline; decisions as the fresh profile's (unaligned: not)")
+
 # A profile without its functions' shapes (header mode "shape"): the
 # plugin leaves it as it is, rather than align it by branches alone.
 grep -v -e 'callsites' -e '^# mode: shape$' "$OLD" > "$TEST_TMP/bare.prof"
