@@ -17,8 +17,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-readonly PKGS=(lua5.4 sqlite3 xz-utils bzip2)
-readonly TREES=(lua5.4-5.4.4 sqlite3-3.40.1 xz-utils-5.4.1 bzip2-1.0.8)
+readonly PKGS=(lua5.4 sqlite3 xz-utils bzip2 libzstd jq libxml2 gzip)
+readonly TREES=(lua5.4-5.4.4 sqlite3-3.40.1 xz-utils-5.4.1 bzip2-1.0.8
+                libzstd-1.5.4+dfsg2 jq-1.6 libxml2-2.9.14+dfsg gzip-1.12)
 readonly SRC=bench/work/real/src
 
 have_all() {
@@ -30,9 +31,10 @@ have_all && exit 0
 skip() { printf 'SKIP: %s\n' "$*" >&2; exit 77; }
 as_root() { if ((EUID == 0)); then "$@"; else sudo -n "$@"; fi; }
 
-command -v tclsh >/dev/null && command -v create_gcov >/dev/null ||
-    scripts/install-deps.sh tcl autofdo dpkg-dev >&2 ||
-    skip "cannot install tcl and autofdo (no apt source or network?)"
+# zstd: the command makes the zstd bench's compressed ref input
+command -v tclsh >/dev/null && command -v create_gcov >/dev/null && command -v zstd >/dev/null ||
+    scripts/install-deps.sh tcl autofdo dpkg-dev zstd >&2 ||
+    skip "cannot install tcl, autofdo and zstd (no apt source or network?)"
 
 apt_update() {
     as_root apt-get update -qq >&2 2>/dev/null ||
@@ -50,10 +52,28 @@ fi
 
 mkdir -p "$SRC"
 cd "$SRC"
-if ! apt-get source -qq --download-only "${PKGS[@]}" >&2 2>download.err; then
+# get_one PKG: its source, else an older version of it the apt sources
+# list: a mirror may lack the security archive's newest upload (jq and
+# libzstd's +deb12u versions answered 404 on 2026-12-07), where the
+# point release's is there.
+get_one() {
+    apt-get source -qq --download-only "$1" >&2 2>>download.err && return 0
+    local v
+    for v in $(apt-cache showsrc "$1" 2>/dev/null | sed -n 's/^Version: //p' | sort -rV); do
+        apt-get source -qq --download-only "$1=$v" >&2 2>>download.err && return 0
+    done
+    return 1
+}
+get_all() {
+    local p
+    : > download.err
+    for p in "${PKGS[@]}"; do
+        compgen -G "${p}_*.dsc" >/dev/null || get_one "$p" || return 1
+    done
+}
+if ! get_all; then
     apt_update || skip "apt-get update failed (no network?)"
-    apt-get source -qq --download-only "${PKGS[@]}" >&2 2>download.err ||
-        skip "apt-get source failed: $(grep -v '^W:' download.err | head -n 2 | tr '\n' ' ')"
+    get_all || skip "apt-get source failed: $(grep -v '^W:' download.err | head -n 2 | tr '\n' ' ')"
 fi
 for t in "${TREES[@]}"; do
     rm -rf "$t"
