@@ -61,7 +61,7 @@ done
 [[ -f $JUMPS ]] || { echo "SKIP: wide-bench: $JUMPS is absent (../shared)" >&2; exit 77; }
 can_emulate "$BUILD" ||
     { echo "SKIP: wide-bench: sfdo-record --emulate does not run here: $(cat "$BUILD/sfdoemu.not-built" 2>/dev/null)" >&2; exit 77; }
-rc=0; bench/real/fetch.sh || rc=$?
+rc=0; bench/real/fetch.sh --wide || rc=$?
 ((rc == 0)) || exit "$rc"
 
 . bench/real/inputs.sh
@@ -83,11 +83,9 @@ for p in "${PROGS[@]}"; do
     esac
 done
 
-# What a program's results depend on: the scripts, the inputs' makers and
-# the tools.
-KEY=$( { cat bench/real/*.sh bench/real/gen-input.py bench/real/jq/*.jq bench/real/lua/*.lua \
-             bench/wide-bench.sh "$BUILD/samplefdo.so" "$BUILD/sfdo-convert" \
-             "$BUILD/sfdo-record"; } | sha1sum | cut -c1-16)
+# How each recording is made (sfdo-record's options beyond -q -o).
+TIMER_OPTS=()
+EMU_OPTS=(--emulate -b --regs)
 
 # flags_of PROG VARIANT: the compiler flags of a variant (on top of -O2).
 # Lua's string hash is seeded from the clock and addresses: fixed, so
@@ -105,6 +103,15 @@ flags_of() {
         sfdo-*) echo "$common -fplugin=$plugin -fplugin-arg-samplefdo-profile=$WORK/prof/$p/${v#sfdo-}.prof" ;;
     esac
 }
+
+# What a program's counts depend on: the build and input scripts, the
+# inputs' makers, the variants' flags, the recordings' options and the
+# tools; not this script's reporting, so a change there keeps the
+# programs already measured.
+KEY=$( { cat bench/real/build.sh bench/real/inputs.sh bench/real/cc-wrap.sh bench/real/gen-input.py bench/real/jq/*.jq bench/real/lua/*.lua \
+             "$BUILD/samplefdo.so" "$BUILD/sfdo-convert" "$BUILD/sfdo-record"
+         for v in "${VARIANTS[@]}" pgo-gen; do flags_of lua "$v"; done
+         echo "${TIMER_OPTS[*]} / ${EMU_OPTS[*]}"; } | sha1sum | cut -c1-16)
 
 build_one() {   # PROG VARIANT
     local p=$1 v=$2 d=$WORK/build/$1/$2
@@ -159,8 +166,8 @@ for p in "${PROGS[@]}"; do
     (cd "$g" && sh -c "$(run_cmd "$p" "$g/$(prog_binary "$p")" train)" > /dev/null 2> "$g/train.err") ||
         die "$p: the instrumented train run failed: $(tail -n 3 "$g/train.err")"
     build_one "$p" pgo
-    record_train "$p" timer
-    record_train "$p" emu --emulate -b --regs
+    record_train "$p" timer ${TIMER_OPTS[@]+"${TIMER_OPTS[@]}"}
+    record_train "$p" emu "${EMU_OPTS[@]}"
     for v in O2x sfdo-timer sfdo-emu; do build_one "$p" "$v"; done
     # Units PGO compiled without counts: the training never ran them
     # (a hot unit here would mean the .gcda names do not match).
@@ -186,8 +193,9 @@ for p in "${PROGS[@]}"; do
 
     python3 bench/decisions.py --json "$WORK/results/$p.decisions.json" "$WORK/build/$p/pgo" \
         "$WORK/build/$p/sfdo-timer" "$WORK/build/$p/sfdo-emu" > "$WORK/$p.decisions.txt"
-    run_cmd "$p" "<bin>" small | sed "s|$ROOT/||g; s|$WORK/||g" > "$WORK/results/$p.ref-cmd"
-    run_cmd "$p" "<bin>" train | sed "s|$ROOT/||g; s|$WORK/||g" > "$WORK/results/$p.train-cmd"
+    # the runs as the report shows them: inputs/ is $WORK/inputs/
+    run_cmd "$p" "<bin>" small | sed "s|$WORK/||g; s|$ROOT/||g" > "$WORK/results/$p.ref-cmd"
+    run_cmd "$p" "<bin>" train | sed "s|$WORK/||g; s|$ROOT/||g" > "$WORK/results/$p.train-cmd"
     for f in timer emu; do
         perf script -i "$WORK/prof/$p/$f.data" -F ip 2>/dev/null | wc -l
     done | paste -sd' ' > "$WORK/results/$p.samples"

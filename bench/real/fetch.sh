@@ -2,7 +2,12 @@
 # bench/real/fetch.sh - get the Debian source packages the real-program
 # benchmark builds, unpacked under bench/work/real/src/ (git-ignored).
 #
-# Usage: bench/real/fetch.sh
+# Usage: bench/real/fetch.sh [--wide]
+#
+#   --wide    also zstd, gzip, jq and libxml2 (bench/wide-bench.sh), and
+#             the zstd command; without it only the four every other real-
+#             program bench builds, so a mirror that lacks the others
+#             skips none of those.
 #
 #   Does nothing when the trees are already unpacked. Otherwise: installs
 #   tcl (SQLite's amalgamation) and autofdo (create_gcov) when missing, adds
@@ -10,16 +15,23 @@
 #   (its own file, /etc/apt/sources.list.d/sfdo-deb-src.sources), runs
 #   apt-get update (falling back to an explicit gpgv when the plain update
 #   fails its signature checks), then apt-get source --download-only and
-#   dpkg-source -x.
+#   dpkg-source -x of each tree not yet unpacked.
 #
 # Exit status: 0 ready; 1 failed; 77 the sources cannot be had here (no
 # network or no Debian apt source), said on stderr as "SKIP: ...".
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-readonly PKGS=(lua5.4 sqlite3 xz-utils bzip2 libzstd jq libxml2 gzip)
-readonly TREES=(lua5.4-5.4.4 sqlite3-3.40.1 xz-utils-5.4.1 bzip2-1.0.8
-                libzstd-1.5.4+dfsg2 jq-1.6 libxml2-2.9.14+dfsg gzip-1.12)
+PKGS=(lua5.4 sqlite3 xz-utils bzip2)
+TREES=(lua5.4-5.4.4 sqlite3-3.40.1 xz-utils-5.4.1 bzip2-1.0.8)
+TOOLS=(tcl autofdo dpkg-dev)
+case ${1:-} in
+    --wide) PKGS+=(libzstd jq libxml2 gzip)
+            TREES+=(libzstd-1.5.4+dfsg2 jq-1.6 libxml2-2.9.14+dfsg gzip-1.12)
+            TOOLS+=(zstd) ;;   # the zstd command makes zstd's compressed ref input
+    '') ;;
+    *) echo "usage: bench/real/fetch.sh [--wide]" >&2; exit 2 ;;
+esac
 readonly SRC=bench/work/real/src
 
 have_all() {
@@ -31,10 +43,10 @@ have_all && exit 0
 skip() { printf 'SKIP: %s\n' "$*" >&2; exit 77; }
 as_root() { if ((EUID == 0)); then "$@"; else sudo -n "$@"; fi; }
 
-# zstd: the command makes the zstd bench's compressed ref input
-command -v tclsh >/dev/null && command -v create_gcov >/dev/null && command -v zstd >/dev/null ||
-    scripts/install-deps.sh tcl autofdo dpkg-dev zstd >&2 ||
-    skip "cannot install tcl, autofdo and zstd (no apt source or network?)"
+command -v tclsh >/dev/null && command -v create_gcov >/dev/null &&
+    { [[ " ${TOOLS[*]} " != *" zstd "* ]] || command -v zstd >/dev/null; } ||
+    scripts/install-deps.sh "${TOOLS[@]}" >&2 ||
+    skip "cannot install ${TOOLS[*]} (no apt source or network?)"
 
 apt_update() {
     as_root apt-get update -qq >&2 2>/dev/null ||
@@ -76,6 +88,7 @@ if ! get_all; then
     get_all || skip "apt-get source failed: $(grep -v '^W:' download.err | head -n 2 | tr '\n' ' ')"
 fi
 for t in "${TREES[@]}"; do
+    [[ -f $t/.sfdo-unpacked ]] && continue
     rm -rf "$t"
     dpkg-source --no-check -x "$(ls "${t%%-[0-9]*}"_*.dsc | head -n 1)" "$t" >/dev/null
     : > "$t/.sfdo-unpacked"
