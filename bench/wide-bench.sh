@@ -153,12 +153,15 @@ count_variants() {
     done > "$WORK/$p.counts"
 }
 
+REUSED=()
 for p in "${PROGS[@]}"; do
     if [[ $(cat "$WORK/results/$p.key" 2>/dev/null) == "$KEY" ]]; then
         say "== $p: results of a run with the same scripts and tools are in $WORK/results"
+        REUSED+=("$p")
         continue
     fi
     rm -f "$WORK/results/$p".*
+    p_start=$(date +%s)
     say "== $p: builds, training and recordings ($(elapsed))"
     build_one "$p" O2
     build_one "$p" pgo-gen
@@ -200,6 +203,9 @@ for p in "${PROGS[@]}"; do
         perf script -i "$WORK/prof/$p/$f.data" -F ip 2>/dev/null | wc -l
     done | paste -sd' ' > "$WORK/results/$p.samples"
     mv "$WORK/$p.counts" "$WORK/results/$p.counts"
+    # when and how long: a later run that reuses these results says so
+    echo "$(( $(date +%s) - p_start )) $(date -u '+%Y-%m-%d %H:%M UTC') $(git rev-parse --short HEAD)" \
+        > "$WORK/results/$p.when"
     echo "$KEY" > "$WORK/results/$p.key"
     say "  $p done ($(elapsed))"
 done
@@ -210,7 +216,7 @@ if [[ $MODE == quick ]]; then
     exit 0
 fi
 python3 bench/wide-report.py "$WORK/results" "${PROGS[@]}" \
-    --command "bench/wide-bench.sh${SFDO_BENCH_WIDE_PROGRAMS:+ (SFDO_BENCH_WIDE_PROGRAMS=\"$SFDO_BENCH_WIDE_PROGRAMS\")}" \
-    --elapsed "$(( $(date +%s) - START ))" > "$WORK/section.md"
+    --command "${SFDO_BENCH_WIDE_PROGRAMS:+SFDO_BENCH_WIDE_PROGRAMS=\"$SFDO_BENCH_WIDE_PROGRAMS\" }bench/wide-bench.sh" \
+    --elapsed "$(( $(date +%s) - START ))" --reused "${REUSED[*]}" > "$WORK/section.md"
 results_write_section "## Wide bench: sfdo beside PGO on eight real programs" "$WORK/section.md"
 say "wrote the section \"## Wide bench: sfdo beside PGO on eight real programs\" of bench/RESULTS.md ($(elapsed))"

@@ -70,6 +70,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--command", default="bench/wide-bench.sh")
     ap.add_argument("--elapsed", type=int, default=0)
+    ap.add_argument("--reused", default="")
     a = ap.parse_args()
     counts = {p: read_counts(a.dir, p) for p in a.progs}
 
@@ -86,8 +87,22 @@ def main():
                             text=True).stdout.strip()
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     w("## Wide bench: sfdo beside PGO on eight real programs\n")
-    w("Written by `bench/wide-bench.sh` on %s (the run took %d min), commit %s.\n"
-      % (now, round(a.elapsed / 60), commit))
+    reused = a.reused.split()
+    if reused:
+        # a program's results are reused from an earlier run with the same
+        # scripts, flags and tools: say when it was measured, and how long
+        # that took
+        when = {p: read(a.dir, p + ".when").split(" ", 1) for p in reused}
+        when = {p: [v[0], v[1].rsplit(" ", 1)[0] + " at commit " + v[1].rsplit(" ", 1)[1]]
+                if len(v) == 2 else v for p, v in when.items()}
+        w("Written by `bench/wide-bench.sh` on %s, commit %s (this run took %d min).  Reused from earlier "
+          "runs with the same build scripts, flags, recording options and tools: %s.\n"
+          % (now, commit, round(a.elapsed / 60), "; ".join(
+              "%s (measured %s, in %d min)" % (NAMES.get(p, p), when[p][1], round(int(when[p][0]) / 60))
+              if len(when[p]) == 2 else NAMES.get(p, p) for p in reused)))
+    else:
+        w("Written by `bench/wide-bench.sh` on %s (the run took %d min), commit %s.\n"
+          % (now, round(a.elapsed / 60), commit))
     w("- Command: `%s`; counts by callgrind (`../shared/tools/jumps.py`), one run of each variant on the ref "
       "input: deterministic, where wall time on this machine drifts by 15%%." % a.command)
     w("- Variants: -O2 -g; O2x (-O2 with the flags -fprofile-use adds, no profile); instrumented PGO "
@@ -136,6 +151,24 @@ def main():
                 cells.append(pct(share(1.0, r["pgo"][k], r[v][k])))
         w("| %s | %s |" % (name, " | ".join(cells)))
     w("")
+    for v, label in (("sfdo-timer", "timer"), ("sfdo-emu", "emu")):
+        sh = [(share(1.0, ratios[p]["pgo"][1], ratios[p][v][1]), p) for p in a.progs]
+        sh = sorted((x, p) for x, p in sh if x is not None)
+        if sh:
+            w("- %s: the least of PGO's taken-jump cut on %s (%s), the most on %s (%s)."
+              % (label, NAMES.get(sh[0][1], sh[0][1]), pct(sh[0][0]), NAMES.get(sh[-1][1], sh[-1][1]),
+                 pct(sh[-1][0])))
+
+    thin = [NAMES.get(p, p) for p in a.progs
+            if read(a.dir, p + ".samples").split()[:1] and int(read(a.dir, p + ".samples").split()[0]) < 5000]
+    w("- The timer here is cpu-clock:u every 250 us (sfdo-record's default on this VM, which has no PMU; "
+      "1 KB user stack copies for the call edges, no registers, so no value profiles): a train run of "
+      "0.2-2 s gives it a few thousand samples.  Under the 5000 sfdo-record asks for (it warns): %s.  "
+      "The emulated recordings hold 10 to 40 times as many (Runs, below)." % (", ".join(thin) or "none"))
+    w("- Taken jumps are callgrind's count, which takes each iteration of a rep-prefixed string "
+      "instruction for one (see the section \"Decisions and the transform ladder\"): a build that "
+      "expands a memcpy or memset inline as `rep movsb`/`rep stosb` where another calls libc's "
+      "vector loop counts thousands of jumps where the CPU takes none.\n")
 
     w("### Decisions: the share of PGO's that each sfdo build makes too (bench/decisions.py)\n")
     w("| program | recording | " + " | ".join(FAMILIES) + " |")
