@@ -34,6 +34,9 @@ echo "== decisions against PGO's and the transform ladder (bench/decisions-bench
 record=timer
 can_emulate "$PWD/build" && record=emulate
 bench/decisions-bench.sh --record "$record"
+echo "== sfdo (timer and emulated recordings) beside PGO on eight real programs (bench/wide-bench.sh)"
+rc=0; bench/wide-bench.sh || rc=$?
+((rc == 0 || rc == 77)) || exit "$rc"
 echo "== the share of PGO's gain, re-timed with 31 repetitions (bench/share-timing.sh)"
 bench/share-timing.sh --record "$record" lua
 echo "== module groups (LIPO) against sfdo file by file and -flto (bench/lipo-bench.sh)"

@@ -31,6 +31,7 @@ prog_binary() {
     case $1 in
         lua) echo lua ;; sqlite) echo speedtest1 ;; bzip2) echo bzip2 ;;
         xz) echo tree/src/xz/xz ;;
+        zstd) echo zstd ;; jq) echo jq ;; xmllint) echo xmllint ;; gzip) echo gzip ;;
     esac
 }
 
@@ -114,6 +115,106 @@ build_xz() {
     make -C "$dir/tree/src/xz" -j"$JOBS" CC="$ROOT/bench/real/cc-wrap.sh" \
         CFLAGS="-O2 $2" xz >>"$dir/make.log" 2>&1 ||
         { tail -n 20 "$dir/make.log" >&2; return 1; }
+}
+
+# zstd: the library (common, compress, decompress, dictBuilder) and the
+# command-line tool in one binary, as the upstream Makefile's zstd-release
+# does, but each .c to its own object: that Makefile names its object
+# directory after a hash of the flags, which would break the .gcda names.
+# Single-threaded (no ZSTD_MULTITHREAD), so runs are deterministic; the
+# Huffman decoder's assembly is the same object in every variant.
+build_zstd() {
+    local s=$SRC/libzstd-1.5.4+dfsg2 f srcs=()
+    for f in "$s"/lib/{common,compress,decompress,dictBuilder}/*.c "$s"/programs/*.c; do
+        srcs+=("$f")
+    done
+    srcs+=("$s/lib/decompress/huf_decompress_amd64.S")
+    compile_objs "$1" "$2 -DZSTD_LEGACY_SUPPORT=0 -I$s/lib -I$s/lib/common -I$s/programs" \
+        "" zstd "${srcs[@]}"
+}
+
+# jq 1.6: Debian's source has no configure script (its rules run
+# autoreconf), so the build is by hand: the two generated headers here,
+# and on the command line the HAVE_ macros configure would find on
+# glibc 2.36 (every libm function jq's libm.h knows but pow10, which
+# glibc no longer exports).  Without oniguruma: test/match/sub are errors
+# at run time, which no workload here calls.
+readonly JQ_LIBM="acos acosh asin asinh atan atan2 atanh cbrt ceil copysign cos cosh drem erf erfc exp exp10 exp2 expm1 fabs fdim floor fma fmax fmin fmod frexp gamma hypot j0 j1 jn ldexp lgamma lgamma_r log log10 log1p log2 logb modf nearbyint nextafter nexttoward pow remainder rint round scalb scalbln significand sin sinh sqrt tan tanh tgamma trunc y0 y1 yn"
+prepare_jq() {
+    local g=$SRC/jq-gen
+    mkdir -p "$g/src"
+    echo '#define JQ_VERSION "1.6"' > "$g/src/version.h"
+    # what jq's Makefile.am does to embed its builtins written in jq
+    sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$/\\n"/' \
+        "$SRC/jq-1.6/src/builtin.jq" > "$g/src/builtin.inc"
+}
+build_jq() {
+    local s=$SRC/jq-1.6/src f d="-DIEEE_8087 -D_GNU_SOURCE" srcs=()
+    for f in $JQ_LIBM alloca_h timegm tm_tm_gmt_off strptime gmtime_r gmtime \
+             localtime_r strftime gettimeofday mkstemp isatty memmem \
+             pthread_key_create pthread_once __thread atexit; do
+        d+=" -DHAVE_${f^^}"
+    done
+    for f in builtin bytecode compile execute jq_test jv jv_alloc jv_aux jv_dtoa \
+             jv_file jv_parse jv_print jv_unicode linker locfile util lexer parser main; do
+        srcs+=("$s/$f.c")
+    done
+    compile_objs "$1" "$2 $d -DUSE_ISATTY -I$SRC/jq-gen -I$SRC/jq-gen/src" "-lm" jq "${srcs[@]}"
+}
+
+# libxml2 2.9.14's xmllint, linked with the library's own objects (not
+# the system's libxml2): configured once, for config.h and xmlversion.h,
+# without Python, zlib, lzma, ICU, threads or the network code.
+prepare_xmllint() {
+    local c=$SRC/xmllint-configured
+    [[ -f $c/.done ]] && return 0
+    rm -rf "$c" && mkdir -p "$c"
+    (cd "$c" && "$SRC/libxml2-2.9.14+dfsg/configure" --disable-shared --without-python \
+        --without-zlib --without-lzma --without-icu --without-threads --without-http \
+        --without-ftp --without-modules --without-readline --without-history \
+        --without-debug > configure.log 2>&1) ||
+        { echo "libxml2 configure failed; see $c/configure.log" >&2; return 1; }
+    : > "$c/.done"
+}
+build_xmllint() {
+    local s=$SRC/libxml2-2.9.14+dfsg c=$SRC/xmllint-configured f srcs=()
+    # libxml2_la_SOURCES of its Makefile.am as configured above, and xmllint
+    for f in SAX entities encoding error parserInternals parser tree hash list xmlIO \
+             xmlmemory uri valid xlink HTMLparser HTMLtree debugXML xpath xpointer \
+             xinclude nanohttp nanoftp catalog globals threads c14n xmlstring buf \
+             xmlregexp xmlschemas xmlschemastypes xmlunicode xmlreader relaxng dict \
+             SAX2 xmlwriter legacy chvalid pattern xmlsave xmlmodule schematron xzlib \
+             xmllint; do
+        srcs+=("$s/$f.c")
+    done
+    compile_objs "$1" "$2 -DHAVE_CONFIG_H -I$c -I$c/include -I$s/include -I$s" "-lm" \
+        xmllint "${srcs[@]}"
+}
+
+# gzip 1.12: configured once; gnulib's replacement library (lib/libgzip.a)
+# and the version string are built there once, at -O2 -g, and linked into
+# every variant: portability glue, not where gzip spends its time, and the
+# same code in each.  gzip's own sources go through compile_objs.  The
+# autotools stay unrun: Debian's patches leave configure.ac newer than
+# configure, which would make make want aclocal-1.16.
+prepare_gzip() {
+    local c=$SRC/gzip-configured
+    [[ -f $c/.done ]] && return 0
+    rm -rf "$c" && mkdir -p "$c"
+    local no_auto=(ACLOCAL=true AUTOCONF=true AUTOMAKE=true AUTOHEADER=true MAKEINFO=true)
+    (cd "$c" && "$SRC/gzip-1.12/configure" --disable-dependency-tracking > configure.log 2>&1 &&
+     make -C lib -j"$JOBS" "${no_auto[@]}" CFLAGS="-O2 -g" > make.log 2>&1 &&
+     make "${no_auto[@]}" CFLAGS="-O2 -g" libver.a version.h >> make.log 2>&1) ||
+        { echo "gzip configure or lib failed; see $c/*.log" >&2; return 1; }
+    : > "$c/.done"
+}
+build_gzip() {
+    local s=$SRC/gzip-1.12 c=$SRC/gzip-configured f srcs=()
+    for f in bits deflate gzip inflate trees unlzh unlzw unpack unzip util zip; do
+        srcs+=("$s/$f.c")
+    done
+    compile_objs "$1" "$2 -DHAVE_CONFIG_H -I$c -I$c/lib -I$s/lib -I$s" \
+        "$c/libver.a $c/lib/libgzip.a" gzip "${srcs[@]}"
 }
 
 # gcda_copy PROG FROM TO: put the .gcda files of FROM's training run where

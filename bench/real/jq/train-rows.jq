@@ -1,0 +1,2 @@
+# train-rows.jq: one CSV row per record (string building, @csv escaping)
+.[] | [.id, .name, .score, (.tags | join(";")), (.history | length), (.note // "")] | @csv
