@@ -440,7 +440,8 @@ realign_instances (sfdo_extra_map *extra)
   hash_set<struct sfdo_prof_func *> seen;
   cgraph_node *node;
 
-  if (sfdo_opts.no_realign || !sfdo_profile_has_mode (sfdo_profile, "shape"))
+  if (sfdo_opts.no_realign || !sfdo_rule_on (SFDO_RULE_REALIGN_INSTANCES)
+      || !sfdo_profile_has_mode (sfdo_profile, "shape"))
     return;
   FOR_EACH_FUNCTION_WITH_GIMPLE_BODY (node)
     {

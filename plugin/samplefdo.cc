@@ -92,7 +92,7 @@ static const char *const sfdo_rule_names[SFDO_NRULES]
   = { "zero-evidence", "statically-rare", "revived-rare", "cool-revived",
       "revive-callers", "dead-calls", "believed-zeros", "above-dominator",
       "zero-floor", "renumbered-loops", "promoted-targets", "tracer",
-      "values-confidence", "vectorizer-zeros" };
+      "values-confidence", "vectorizer-zeros", "realign-instances" };
 
 /* Switch off the rules named in LIST (comma-separated).  Return false
    if a name is unknown, after saying which and what the names are.  */

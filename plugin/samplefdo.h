@@ -61,6 +61,7 @@ enum sfdo_rule
   SFDO_RULE_TRACER,		/* pass.cc: -ftracer off (79) */
   SFDO_RULE_VALUES_CONFIDENCE,	/* counts.cc: sfdo_likely_majority (98) */
   SFDO_RULE_VECTORIZER_ZEROS,	/* counts.cc (99) */
+  SFDO_RULE_REALIGN_INSTANCES,	/* pass.cc: realign_instances (84) */
   SFDO_NRULES
 };
 

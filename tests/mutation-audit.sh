@@ -18,8 +18,9 @@
 #   NAME        families (hotcold, inline, loops, icall, values) or rules
 #               (default: every family and every rule)
 #   --families  families only; --rules  rules only
-#   --write     rewrite the table(s) of this run in tests/e2e/MUTATION-AUDIT.md
-#               (a part not run keeps its table)
+#   --write     rewrite, in tests/e2e/MUTATION-AUDIT.md, the table of each
+#               part this run ran, with the names it ran (a part not run
+#               keeps its table)
 #
 # Environment: SFDO_GCC as for tests/run.sh (default gcc).  The families
 # take about as long as five runs of tests/run.sh --plugin-only; the
@@ -46,11 +47,13 @@ declare -A RULE_TESTS=(
     [tracer]=79-decide-tracer
     [values-confidence]=98-decide-values-confidence
     [vectorizer-zeros]=99-plugin-vectorizer-zeros
+    [realign-instances]=84-stale-profile
 )
 ALL_FAMILIES=(hotcold inline loops icall values)
 ALL_RULES=(zero-evidence statically-rare revived-rare cool-revived revive-callers
            dead-calls believed-zeros above-dominator zero-floor renumbered-loops
-           promoted-targets tracer values-confidence vectorizer-zeros)
+           promoted-targets tracer values-confidence vectorizer-zeros
+           realign-instances)
 
 WRITE='' PART=both FAMILIES=() RULES=()
 for a in "$@"; do

@@ -271,9 +271,9 @@ inlined_build fresh fresh.prof
 inlined_build aligned ../old/fresh.prof
 inlined_build unaligned ../old/fresh.prof -fplugin-arg-samplefdo-no-realign
 ! grep -q 'stale profile' "$d/new/fresh.err" ||
-    fail "inlined: the fresh profile was taken for stale: $(grep 'instance of' "$d/new/fresh.err")"
+    fail "inlined: the fresh profile was taken for stale: $(grep 'instance of' "$d/new/fresh.err" || true)"
 grep -q '1 inline instances. lines moved' "$d/new/aligned.err" ||
-    fail "inlined: the plugin did not move step's instance: $(grep 'stale profile' "$d/new/aligned.err" | head -n 1)"
+    fail "inlined: the plugin did not move step's instance: $(grep -m1 'stale profile' "$d/new/aligned.err" || echo 'it says nothing of a stale profile')"
 [[ "$(sections "$d/new/unaligned.o")" != "$(sections "$d/new/fresh.o")" ]] ||
     fail "inlined: the unaligned build decides as the fresh one: the edit shows nothing"
 [[ "$(sections "$d/new/aligned.o")" == "$(sections "$d/new/fresh.o")" ]] ||
