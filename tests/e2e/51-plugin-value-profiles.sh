@@ -52,7 +52,7 @@ grep -q '== 100)' memsizes-fdo-memsizes.c.*optimized ||
 
 profile icalls 200000 -fdump-ipa-profile_estimate-details
 grep -q 'speculative call main/[0-9]* => add1' icalls-fdo-icalls.c.*profile_estimate ||
-  fail "the indirect call was not promoted to add1: $(grep -i specul icalls-fdo-icalls.c.*profile_estimate | head -3)"
+  fail "the indirect call was not promoted to add1: $(grep -h -e 'speculative target is' -e 'Not speculating' -e 'Determined min count' icalls-fdo-icalls.c.*profile_estimate | tr -s ' ' | paste -sd';' -); $(grep -h ' icall ' icalls.prof | head -1)"
 
 # With branch stacks, a head count is the calls into the function: add1's head
 # is what main's indirect call sent it.
