@@ -30,6 +30,33 @@ key_hash (const char *name, const char *file)
   return h == UINT64_MAX ? 0 : h;
 }
 
+/* AT's slot for function NAME_ID of FILE_ID (strings NAME, FILE): the
+   one holding it, or the empty one it goes in.  */
+static uint64_t *
+top_slot (struct attributor *at, const char *name, const char *file,
+          uint32_t name_id, uint32_t file_id)
+{
+  for (uint64_t h = key_hash (name, file);; h = h + 1 == UINT64_MAX ? 0 : h + 1)
+    {
+      uint64_t *slot = sfdo_u64map_get (&at->tops, h);
+      if (!*slot)
+        return slot;
+      const struct sfdo_prof_func *f = at->top[*slot - 1];
+      if (f->name == name_id && f->file == file_id)
+        return slot;
+    }
+}
+
+/* Put F in the empty SLOT of AT.  */
+static struct sfdo_prof_func *
+top_put (struct attributor *at, uint64_t *slot, struct sfdo_prof_func *f)
+{
+  sfdo_xgrow (&at->top, &at->cap_top, at->ntop + 1, sizeof *at->top);
+  at->top[at->ntop++] = f;
+  *slot = at->ntop;
+  return f;
+}
+
 void
 attr_adopt_functions (struct attributor *at)
 {
@@ -40,24 +67,12 @@ attr_adopt_functions (struct attributor *at)
       struct sfdo_prof_func *f = sfdo_profile_func (at->p, i, &err);
       if (!f)
         continue;
-      const char *name = sfdo_profile_str (at->p, f->name);
-      const char *file = f->file ? sfdo_profile_str (at->p, f->file) : NULL;
-      for (uint64_t h = key_hash (name, file);;
-           h = h + 1 == UINT64_MAX ? 0 : h + 1)
-        {
-          uint64_t *slot = sfdo_u64map_get (&at->tops, h);
-          if (*slot)
-            {
-              struct sfdo_prof_func *g = at->top[*slot - 1];
-              if (g->name == f->name && g->file == f->file)
-                break;
-              continue;
-            }
-          sfdo_xgrow (&at->top, &at->cap_top, at->ntop + 1, sizeof *at->top);
-          at->top[at->ntop++] = f;
-          *slot = at->ntop;
-          break;
-        }
+      uint64_t *slot
+        = top_slot (at, sfdo_profile_str (at->p, f->name),
+                    f->file ? sfdo_profile_str (at->p, f->file) : NULL,
+                    f->name, f->file);
+      if (!*slot)
+        top_put (at, slot, f);
     }
 }
 
@@ -67,19 +82,10 @@ top_func (struct attributor *at, const char *name, const char *file)
 {
   uint32_t name_id = sfdo_profile_intern_str (at->p, name);
   uint32_t file_id = file ? sfdo_profile_intern_str (at->p, file) : 0;
-  for (uint64_t h = key_hash (name, file);; h = h + 1 == UINT64_MAX ? 0 : h + 1)
-    {
-      uint64_t *slot = sfdo_u64map_get (&at->tops, h);
-      if (!*slot)
-        {
-          sfdo_xgrow (&at->top, &at->cap_top, at->ntop + 1, sizeof *at->top);
-          at->top[at->ntop++] = sfdo_profile_add_func (at->p, name_id, file_id);
-          *slot = at->ntop;
-        }
-      struct sfdo_prof_func *f = at->top[*slot - 1];
-      if (f->name == name_id && f->file == file_id)
-        return f;
-    }
+  uint64_t *slot = top_slot (at, name, file, name_id, file_id);
+  return *slot ? at->top[*slot - 1]
+               : top_put (at, slot, sfdo_profile_add_func (at->p, name_id,
+                                                           file_id));
 }
 
 /* The inlined callee NAME of FILE at (OFFSET, DISC) of F; where F has

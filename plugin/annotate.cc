@@ -835,8 +835,7 @@ latch_floor (const int64_t *raw, basic_block bb)
   class loop *loop = bb->loop_father;
   int64_t header, entries;
 
-  if (!sfdo_rule_on (SFDO_RULE_ZERO_FLOOR) || !loop || !loop->num
-      || loop->latch != bb)
+  if (!loop || !loop->num || loop->latch != bb)
     return 0;
   header = raw[loop->header->index];
   entries = loop_entries (raw, loop);
@@ -863,8 +862,9 @@ zero_floor (const int64_t *raw, const int64_t *loop_max, basic_block bb)
 {
   int64_t floor = MAX ((int64_t) 0, class_count (raw, bb));
 
-  if (loop_max && sfdo_rule_on (SFDO_RULE_ZERO_FLOOR)
-      && bb->loop_father && bb->loop_father->header == bb
+  if (!sfdo_rule_on (SFDO_RULE_ZERO_FLOOR))
+    return floor;
+  if (loop_max && bb->loop_father && bb->loop_father->header == bb
       && bb->loop_father->num)
     floor = MAX (floor, loop_max[bb->loop_father->num]);
   return MAX (floor, latch_floor (raw, bb));

@@ -141,8 +141,7 @@ other_unit_profile_id (const char *name)
 static gcov_type
 profile_id_of (const char *name)
 {
-  symtab_node *sym = symtab_node::get_for_asmname (get_identifier (name));
-  cgraph_node *node = sym ? dyn_cast <cgraph_node *> (sym) : NULL;
+  cgraph_node *node = sfdo_function_named (name);
 
   if (node && node->profile_id)
     return node->profile_id;
@@ -213,8 +212,7 @@ attach_entries (gcall *call, vec<sfdo_hist_entry> *entries)
 static bool
 reachable_target_p (gcall *call, const char *name, bool unknown_ok)
 {
-  symtab_node *sym = symtab_node::get_for_asmname (get_identifier (name));
-  cgraph_node *node = sym ? dyn_cast <cgraph_node *> (sym) : NULL;
+  cgraph_node *node = sfdo_function_named (name);
   tree ref = gimple_call_fn (call);
 
   if (!node)

@@ -228,8 +228,7 @@ move_promoted_instances (const struct sfdo_prof_func *f, gcall *call,
 	  || !c->callee->total)
 	continue;
       const char *name = sfdo_profile_str (sfdo_profile, c->callee->name);
-      symtab_node *sym = symtab_node::get_for_asmname (get_identifier (name));
-      cgraph_node *cn = sym ? dyn_cast <cgraph_node *> (sym) : NULL;
+      cgraph_node *cn = sfdo_function_named (name);
       if (cn && cn->has_gimple_body_p () && cn->decl != cfun->decl)
 	move_instance (c->callee, cn->decl, extra, used);
     }

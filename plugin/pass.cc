@@ -43,7 +43,6 @@
 #include "coretypes.h"
 #include "backend.h"
 #include "tree.h"
-#include "stringpool.h"
 #include "gimple.h"
 #include "tree-pass.h"
 #include "cgraph.h"
@@ -405,9 +404,7 @@ realign_instances_of (struct sfdo_prof_func *f,
 	moved = sfdo_realign_instance (inst, decl, &r);
       else if (inst->total)
 	{
-	  symtab_node *sym
-	    = symtab_node::get_for_asmname (get_identifier (name));
-	  cgraph_node *cn = sym ? dyn_cast <cgraph_node *> (sym) : NULL;
+	  cgraph_node *cn = sfdo_function_named (name);
 	  if (cn && cn->has_gimple_body_p ()
 	      && DECL_STRUCT_FUNCTION (cn->decl))
 	    {

@@ -14,6 +14,7 @@
 #include "coretypes.h"
 #include "backend.h"
 #include "tree.h"
+#include "stringpool.h"
 #include "gimple.h"
 #include "gimple-iterator.h"
 #include "langhooks.h"
@@ -100,6 +101,14 @@ sfdo_frame_position (gimple *stmt, tree decl, int64_t *offset, tree *inlined)
 	return *offset >= 0;
       }
   return false;
+}
+
+cgraph_node *
+sfdo_function_named (const char *name)
+{
+  symtab_node *sym = symtab_node::get_for_asmname (get_identifier (name));
+
+  return sym ? dyn_cast <cgraph_node *> (sym) : NULL;
 }
 
 tree

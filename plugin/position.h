@@ -37,6 +37,10 @@ bool sfdo_outer_position (gimple *stmt, int64_t *offset, tree *inlined);
 bool sfdo_frame_position (gimple *stmt, tree decl, int64_t *offset,
 			  tree *inlined);
 
+/* The function of this unit whose assembler name is NAME (a profile's
+   name for it), or NULL.  */
+cgraph_node *sfdo_function_named (const char *name);
+
 /* The function of assembler name NAME that the current function's body
    holds inlined (a frame of some statement's inline stack), or
    NULL_TREE.  */

@@ -537,15 +537,12 @@ align_lines (struct sfdo_profile *p, struct sfdo_prof_func *f,
   struct sfdo_anchor *cur = sfdo_prof_func_anchors (shape, now, &nnow);
   struct sfdo_anchor_pair *pairs = NULL;
   int moved = -1;
-  if (!nold || sfdo_align_anchors (old, nold, cur, nnow, &pairs, &npairs) != 0
-      || !npairs)
-    moved = -1;
-  else if (sfdo_anchor_pairs_unmoved (pairs, npairs))
-    moved = 0;
-  else
+  if (nold && sfdo_align_anchors (old, nold, cur, nnow, &pairs, &npairs) == 0
+      && npairs)
     {
-      move_function (p, f, now, pairs, npairs, r, notes);
-      moved = 1;
+      moved = !sfdo_anchor_pairs_unmoved (pairs, npairs);
+      if (moved)
+        move_function (p, f, now, pairs, npairs, r, notes);
     }
   free (old);
   free (cur);
