@@ -3,7 +3,7 @@
 # of the benches (issue 36 item 1): Lua, SQLite, xz, bzip2, zstd, gzip,
 # jq and xmllint, from Debian source packages, counted under callgrind.
 #
-# Usage: bench/wide-bench.sh [--quick]
+# Usage: bench/wide-bench.sh [--quick | --same-recordings]
 #
 #   For each program (SFDO_BENCH_WIDE_PROGRAMS, default all eight) builds
 #   (bench/real/build.sh) -O2, O2x (FDO's flags, no profile), instrumented
@@ -26,6 +26,12 @@
 #   from a run with the same scripts and tools is not built again, so a
 #   run with more programs redoes only the new ones.
 #
+#   --same-recordings: after a change to the plugin, rebuild and count
+#   only the two sfdo variants, from the recordings of the last run
+#   (which vary from one timer recording to the next), and write the
+#   section again; -O2's, O2x's and PGO's counts are kept.  Each
+#   program's "measured" note then names the commit of the rebuild.
+#
 # Environment: SFDO_BENCH_WIDE_PROGRAMS, SFDO_BENCH_REAL_JOBS (compiles
 #   and callgrind runs at a time, default 2).
 #
@@ -35,10 +41,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 MODE=full
+SAME_RECORDINGS=0
 case ${1:-} in
     --quick) MODE=quick ;;
+    --same-recordings) SAME_RECORDINGS=1 ;;
     '') ;;
-    *) echo "usage: bench/wide-bench.sh [--quick]" >&2; exit 2 ;;
+    *) echo "usage: bench/wide-bench.sh [--quick | --same-recordings]" >&2; exit 2 ;;
 esac
 BUILD=$ROOT/build
 SRC=$ROOT/bench/work/real/src
@@ -153,8 +161,43 @@ count_variants() {
     done > "$WORK/$p.counts"
 }
 
+# rebuild_sfdo PROG: the sfdo variants again from the recordings in
+# $WORK/prof/PROG, their outputs checked against -O2's, their counts in
+# place of the old ones in $WORK/results/PROG.counts (--same-recordings).
+rebuild_sfdo() {
+    local p=$1 v spec=$WORK/$1.sfdo-spec norm=- p_start
+    p_start=$(date +%s)
+    [[ -s $WORK/results/$p.counts && -s $WORK/prof/$p/timer.prof && -s $WORK/prof/$p/emu.prof ]] ||
+        die "$p: no earlier run's counts and recordings in $WORK: run bench/wide-bench.sh first"
+    for v in sfdo-timer sfdo-emu; do build_one "$p" "$v"; done
+    [[ $p == sqlite ]] && norm=strip-times
+    : > "$spec"
+    for v in O2 sfdo-timer sfdo-emu; do
+        run_cmd "$p" "$WORK/build/$p/$v/$(prog_binary "$p")" small | tr ';' '\n' | sed 's/^ *//' |
+            while IFS= read -r cmd; do
+                if [[ -n $cmd ]]; then printf '%s\t%s\t%s\t%s\n' "$p" "$v" "$norm" "$cmd"; fi
+            done >> "$spec"
+    done
+    python3 bench/real/measure.py "$spec" 1 "$WORK/runs-$p" "$WORK/$p.outputs.json" > "$WORK/$p.measure.log" ||
+        { cat "$WORK/$p.measure.log" >&2; die "$p: an sfdo build's ref output differs from -O2's"; }
+    local -a all=("${VARIANTS[@]}")
+    VARIANTS=(sfdo-timer sfdo-emu)
+    count_variants "$p"
+    VARIANTS=("${all[@]}")
+    grep -v -P '\tsfdo-(timer|emu)\t' "$WORK/results/$p.counts" > "$WORK/$p.counts.kept" || true
+    cat "$WORK/$p.counts.kept" "$WORK/$p.counts" > "$WORK/results/$p.counts"
+    rm -f "$WORK/$p.counts" "$WORK/$p.counts.kept"
+    python3 bench/decisions.py --json "$WORK/results/$p.decisions.json" "$WORK/build/$p/pgo" \
+        "$WORK/build/$p/sfdo-timer" "$WORK/build/$p/sfdo-emu" > "$WORK/$p.decisions.txt"
+    say "  $p: sfdo rebuilt and counted ($(elapsed))"
+}
+
 REUSED=()
+if ((SAME_RECORDINGS)); then
+    for p in "${PROGS[@]}"; do rebuild_sfdo "$p"; done
+fi
 for p in "${PROGS[@]}"; do
+    ((SAME_RECORDINGS)) && break
     if [[ $(cat "$WORK/results/$p.key" 2>/dev/null) == "$KEY" ]]; then
         say "== $p: results of a run with the same scripts and tools are in $WORK/results"
         REUSED+=("$p")
@@ -215,8 +258,11 @@ if [[ $MODE == quick ]]; then
     say "wide-bench --quick: every variant of ${PROGS[*]} built and printed what -O2 prints ($(elapsed))"
     exit 0
 fi
+REPORT_OPTS=()
+if ((SAME_RECORDINGS)); then REUSED=("${PROGS[@]}"); REPORT_OPTS=(--same-recordings); fi
 python3 bench/wide-report.py "$WORK/results" "${PROGS[@]}" \
     --command "${SFDO_BENCH_WIDE_PROGRAMS:+SFDO_BENCH_WIDE_PROGRAMS=\"$SFDO_BENCH_WIDE_PROGRAMS\" }bench/wide-bench.sh" \
-    --elapsed "$(( $(date +%s) - START ))" --reused "${REUSED[*]}" > "$WORK/section.md"
+    --elapsed "$(( $(date +%s) - START ))" --reused "${REUSED[*]}" \
+    ${REPORT_OPTS[@]+"${REPORT_OPTS[@]}"} > "$WORK/section.md"
 results_write_section "## Wide bench: sfdo beside PGO on eight real programs" "$WORK/section.md"
 say "wrote the section \"## Wide bench: sfdo beside PGO on eight real programs\" of bench/RESULTS.md ($(elapsed))"

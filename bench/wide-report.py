@@ -71,6 +71,7 @@ def main():
     ap.add_argument("--command", default="bench/wide-bench.sh")
     ap.add_argument("--elapsed", type=int, default=0)
     ap.add_argument("--reused", default="")
+    ap.add_argument("--same-recordings", action="store_true")
     a = ap.parse_args()
     counts = {p: read_counts(a.dir, p) for p in a.progs}
 
@@ -95,11 +96,20 @@ def main():
         when = {p: read(a.dir, p + ".when").split(" ", 1) for p in reused}
         when = {p: [v[0], v[1].rsplit(" ", 1)[0] + " at commit " + v[1].rsplit(" ", 1)[1]]
                 if len(v) == 2 else v for p, v in when.items()}
-        w("Written by `bench/wide-bench.sh` on %s, commit %s (this run took %d min).  Reused from earlier "
-          "runs with the same build scripts, flags, recording options and tools: %s.\n"
-          % (now, commit, round(a.elapsed / 60), "; ".join(
-              "%s (measured %s, in %d min)" % (NAMES.get(p, p), when[p][1], round(int(when[p][0]) / 60))
-              if len(when[p]) == 2 else NAMES.get(p, p) for p in reused)))
+        if a.same_recordings:
+            w("Written by `bench/wide-bench.sh --same-recordings` on %s, commit %s (this run took %d min): "
+              "the two sfdo builds of every program rebuilt with this commit's plugin from the recordings "
+              "of an earlier run, whose -O2, O2x and PGO counts are kept: %s.\n"
+              % (now, commit, round(a.elapsed / 60), "; ".join(
+                  "%s (recorded %s)" % (NAMES.get(p, p), when[p][1]) if len(when[p]) == 2
+                  else NAMES.get(p, p) for p in reused)))
+        else:
+            w("Written by `bench/wide-bench.sh` on %s, commit %s (this run took %d min).  Reused from "
+              "earlier runs with the same build scripts, flags, recording options and tools: %s.\n"
+              % (now, commit, round(a.elapsed / 60), "; ".join(
+                  "%s (measured %s, in %d min)" % (NAMES.get(p, p), when[p][1],
+                                                   round(int(when[p][0]) / 60))
+                  if len(when[p]) == 2 else NAMES.get(p, p) for p in reused)))
     else:
         w("Written by `bench/wide-bench.sh` on %s (the run took %d min), commit %s.\n"
           % (now, round(a.elapsed / 60), commit))

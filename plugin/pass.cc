@@ -646,6 +646,19 @@ annotate_function (cgraph_node *node, const struct sfdo_prof_func *f,
   sfdo_fn_counts_free (&c);
 }
 
+/* Whether F ran, yet its profile counts nothing: no line of its own
+   caught a sample, but a sampled stack showed it calling (SQLite's
+   memjrnlWrite, reached through a method table, spends its time in
+   libc's memcpy).  Its counts would all be zero, a body never run in
+   all but name, optimised for size; it keeps GCC's estimate, as a
+   function the profile does not list does.  */
+
+static bool
+ran_uncounted (const struct sfdo_prof_func *f)
+{
+  return !f->total && !f->head && sfdo_prof_func_seen_calling (f);
+}
+
 /* A function and its profile, annotated in this unit.  */
 typedef std::pair<cgraph_node *, struct sfdo_prof_func *> sfdo_annotated;
 
@@ -1063,7 +1076,7 @@ annotate_unit (void)
 	continue;
       f = sfdo_profile_of (node->decl, &extra);
       note_match (node, f);
-      if (!f)
+      if (!f || ran_uncounted (f))
 	{
 	  record_match (node, NULL, NULL, &seen);
 	  continue;

@@ -561,6 +561,20 @@ sfdo_prof_func_sum_totals (struct sfdo_prof_func *f)
   return f->total = total;
 }
 
+int
+sfdo_prof_func_seen_calling (const struct sfdo_prof_func *f)
+{
+  for (size_t i = 0; i < f->nvalues; i++)
+    if (f->values[i].kind == SFDO_VALUE_CALL_SAMPLES)
+      for (size_t k = 0; k < f->values[i].nentries; k++)
+        if (f->values[i].entries[k].count)
+          return 1;
+  for (size_t i = 0; i < f->ncallsites; i++)
+    if (sfdo_prof_func_seen_calling (f->callsites[i].callee))
+      return 1;
+  return 0;
+}
+
 const struct sfdo_prof_line *
 sfdo_prof_func_find_line (const struct sfdo_prof_func *f, uint32_t offset,
                           uint32_t discriminator)

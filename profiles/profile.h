@@ -404,6 +404,11 @@ uint64_t sfdo_prof_func_sum_totals (struct sfdo_prof_func *f);
    or where the converter could not tell entries (head 0), its busiest
    line's count.  */
 uint64_t sfdo_prof_func_entries (const struct sfdo_prof_func *f);
+/* Whether F, or an instance inlined in it, made a call that a sample
+   saw (a callsamples histogram with a count: an unwound stack or a
+   branch stack showed it), so that F ran however few samples its own
+   lines caught.  */
+int sfdo_prof_func_seen_calling (const struct sfdo_prof_func *f);
 /* The line (OFFSET, DISCRIMINATOR) of finalized F, or NULL.  */
 const struct sfdo_prof_line *sfdo_prof_func_find_line
   (const struct sfdo_prof_func *f, uint32_t offset, uint32_t discriminator);
