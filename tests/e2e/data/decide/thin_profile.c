@@ -1,8 +1,8 @@
 /* thin_profile.c - code that ran, yet a thin profile (a short run under
    a timer) holds no sample of it (tests/e2e/112-decide-thin-profile.sh):
    the prologue of a hot interpreter, which calls a function too short to
-   be sampled; a function reached through a pointer that spends its time
-   in its callee; and the cases of a switch.  */
+   be sampled, and a function reached through a pointer that spends its
+   time in its callee.  */
 #include <stdio.h>
 #include <stdlib.h>
 
