@@ -10,7 +10,9 @@
  *   + sum over edges e           toll(e) * f_e
  *
  * (arcs from successor-less blocks to EXIT pay the toll of an edge of
- * probability 1; unmeasured blocks and the EXIT -> ENTRY arc are free).  Why each term:
+ * probability 1 for as much as the block measured, and the dearest
+ * measured change per unit beyond that; unmeasured blocks and the
+ * EXIT -> ENTRY arc are free).  Why each term:
  *
  * - Measured counts are sample counts times a period, so their noise grows
  *   like sqrt(c): moving a count by d is d / sqrt(c) standard deviations.
@@ -383,24 +385,36 @@ toll (const struct cost_model *m, const struct flow_edge *e)
   return TOLL_BASE + TOLL_PER_BIT * minus_log2_sixteenths (p) / 16;
 }
 
-/* The toll of the implicit arc from block B, which has no successor (a
-   call that does not return), to EXIT.  A measured count explains the
-   flow that leaves there; a block unmeasured or measured at zero (an
-   abort () on an error path, which no sample reached) would otherwise be
-   the cheapest way to drain flow that two measurements disagree on, a
-   few hundred per unit against thousands for changing a measured count,
-   and GCC would see the error path run: it costs as much as the dearest
-   measured change.  A measured zero is no exception: the head count of
+/* The tolls of the implicit arcs from block B, which has no successor (a
+   call that does not return), to EXIT.  A measured count explains as
+   much flow leaving there as it measured, which pays an edge's least
+   toll (noreturn_paid).  Beyond that, and all of it where B is unmeasured
+   or measured at zero (an abort () on an error path, which no sample
+   reached), such a block would otherwise be the cheapest way to drain
+   flow that two measurements disagree on, a few hundred per unit against
+   thousands for changing a measured count, and GCC would see the error
+   path run: that flow costs as much as the dearest measured change
+   (noreturn_toll).  A measured zero is no exception: the head count of
    e2e 53's checksum, two samples above what its callers made, left
    through its abort () rather than its return (both measured at zero),
    and the error path, given that flow, stayed out of the cold
-   partition.  */
+   partition.  Nor is a measured count beyond what it measured: jq's
+   jvp_array_free, annotated again with the 1.6 million entries its
+   callers' counts gave it (its own head said 21 thousand), sent 1.3
+   million of them out through its assert's call to __assert_fail, which
+   had the count of the test that shares its line.  */
 static int64_t
-noreturn_toll (const struct cost_model *m, const struct sfdo_flow *g,
+noreturn_paid (const struct cost_model *m, const struct sfdo_flow *g,
                size_t b)
 {
-  return model_count (m, g, b) > 0 ? TOLL_BASE
-                                   : m->cost_cap / LOWER_FACTOR;
+  int64_t c = model_count (m, g, b);
+  return c > 0 ? c : 0;
+}
+
+static int64_t
+noreturn_toll (const struct cost_model *m)
+{
+  return m->cost_cap / LOWER_FACTOR;
 }
 
 /* --- The network ---------------------------------------------------------- */
@@ -509,7 +523,6 @@ struct arc_map
 {
   size_t *raise;                /* per block: in -> out */
   size_t *lower;                /* per block: out -> in, or NONE */
-  size_t *noreturn;             /* per block: out -> in(EXIT), or NONE */
   size_t *edge;                 /* per edge */
 };
 
@@ -543,15 +556,17 @@ build_network (struct network *n, struct arc_map *map,
   n->imbalance = sfdo_xcalloc (n->nnodes, sizeof *n->imbalance);
   map->raise = sfdo_xmalloc (g->nblocks * sizeof *map->raise);
   map->lower = sfdo_xmalloc (g->nblocks * sizeof *map->lower);
-  map->noreturn = sfdo_xmalloc (g->nblocks * sizeof *map->noreturn);
   map->edge = sfdo_xmalloc (g->nedges * sizeof *map->edge);
   for (size_t b = 0; b < g->nblocks; b++)
     {
       add_block_arcs (n, map, m, g, b);
-      map->noreturn[b] = NONE;
-      if (m->out_degree[b] == 0 && b != g->exit)
-        map->noreturn[b] = add_arc (n, out_node (b), in_node (g->exit),
-                                    UNBOUNDED, noreturn_toll (m, g, b));
+      if (m->out_degree[b] != 0 || b == g->exit)
+        continue;
+      if (noreturn_paid (m, g, b) > 0)
+        add_arc (n, out_node (b), in_node (g->exit), noreturn_paid (m, g, b),
+                 TOLL_BASE);
+      add_arc (n, out_node (b), in_node (g->exit), UNBOUNDED,
+               noreturn_toll (m));
     }
   for (size_t e = 0; e < g->nedges; e++)
     map->edge[e] = add_arc (n, out_node (g->edges[e].from),
@@ -564,7 +579,7 @@ build_network (struct network *n, struct arc_map *map,
 static void
 arc_map_release (struct arc_map *map)
 {
-  free (map->raise), free (map->lower), free (map->noreturn), free (map->edge);
+  free (map->raise), free (map->lower), free (map->edge);
 }
 
 /* --- Successive shortest paths -------------------------------------------- */
@@ -974,7 +989,12 @@ block_cost (const struct cost_model *m, const struct sfdo_flow *g,
   else if (c >= 0)
     cost = (double) lower_cost (m, g, b, c) * (double) ((uint64_t) c - f);
   if (m->out_degree[b] == 0 && b != g->exit)
-    cost += (double) noreturn_toll (m, g, b) * (double) f;
+    {
+      uint64_t measured = (uint64_t) noreturn_paid (m, g, b);
+      uint64_t paid = f < measured ? f : measured;
+      cost += (double) TOLL_BASE * (double) paid
+              + (double) noreturn_toll (m) * (double) (f - paid);
+    }
   return cost;
 }
 

@@ -141,6 +141,32 @@ test_detached_loop_is_joined (void **state)
   sfdo_flow_free (g);
 }
 
+/* E -> T -> A (a call that does not return) | B1 -> B2 -> B3 -> X.  A
+   shares T's line and so measured half of T; the callers' counts give E
+   ten times what the body measured.  The excess leaves through the
+   return path, raising its three blocks, not through A, which explains
+   only the flow it measured (jq's jvp_array_free sent its callers'
+   excess out through __assert_fail).  */
+enum { R_E, R_T, R_A, R_B1, R_B2, R_B3, R_X, R_N };
+static const size_t noreturn_from[] = { R_E, R_T, R_T, R_B1, R_B2, R_B3 };
+static const size_t noreturn_to[] = { R_T, R_A, R_B1, R_B2, R_B3, R_X };
+static const double noreturn_prior[] = { 1, 0.01, 0.99, 1, 1, 1 };
+
+static void
+test_noreturn_block_drains_only_what_it_measured (void **state)
+{
+  (void) state;
+  const int64_t count[] = { 1000, 100, 50, 100, 100, 100,
+                            SFDO_FLOW_UNKNOWN };
+  struct cfg c = { R_N, R_E, R_X, 6, noreturn_from, noreturn_to,
+                   noreturn_prior, count };
+  struct sfdo_flow *g = solve_cfg (&c);
+  assert_conserved (g, &c);
+  assert_true (sfdo_flow_block_count (g, R_A) <= 50);
+  assert_true (sfdo_flow_block_count (g, R_B3) >= 900);
+  sfdo_flow_free (g);
+}
+
 /* --- Diamonds: consistent, and with an arm missing ------------------------ */
 
 /* E -> A | B -> X.  */
@@ -735,6 +761,7 @@ main (void)
     cmocka_unit_test (test_resolving_after_change),
     cmocka_unit_test (test_random_cfgs_properties),
     cmocka_unit_test (test_detached_loop_is_joined),
+    cmocka_unit_test (test_noreturn_block_drains_only_what_it_measured),
     cmocka_unit_test (test_random_cfg_5000_blocks),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
