@@ -145,45 +145,51 @@ record_train() {
         die "converting $p ($name) failed: $(head -n 3 "$d/$name.convert.err")"
 }
 
-# count_variants PROG: instructions and taken jumps of each variant's ref
-# run, JOBS callgrind runs at a time, into $WORK/PROG.counts.
+# count_variants PROG VARIANT...: instructions and taken jumps of each
+# VARIANT's ref run, JOBS callgrind runs at a time, into $WORK/PROG.counts.
 count_variants() {
     local p=$1 v
-    for v in "${VARIANTS[@]}"; do
+    shift
+    for v in "$@"; do
         (count_small "$JUMPS" "$p" "$WORK/build/$p/$v/$(prog_binary "$p")" \
             > "$WORK/count.$p.$v" 2> "$WORK/count.$p.$v.err") &
         while (( $(jobs -rp | wc -l) >= JOBS )); do wait -n || die "counting $p failed: $(cat "$WORK"/count."$p".*.err)"; done
     done
     wait || die "counting $p failed"
-    for v in "${VARIANTS[@]}"; do
+    for v in "$@"; do
         [[ -s $WORK/count.$p.$v ]] || die "counting $p $v failed: $(cat "$WORK/count.$p.$v.err")"
         printf '%s\t%s\t%s\n' "$p" "$v" "$(tr ' ' '\t' < "$WORK/count.$p.$v")"
     done > "$WORK/$p.counts"
 }
 
-# rebuild_sfdo PROG: the sfdo variants again from the recordings in
-# $WORK/prof/PROG, their outputs checked against -O2's, their counts in
-# place of the old ones in $WORK/results/PROG.counts (--same-recordings).
-rebuild_sfdo() {
-    local p=$1 v spec=$WORK/$1.sfdo-spec norm=- p_start
-    p_start=$(date +%s)
-    [[ -s $WORK/results/$p.counts && -s $WORK/prof/$p/timer.prof && -s $WORK/prof/$p/emu.prof ]] ||
-        die "$p: no earlier run's counts and recordings in $WORK: run bench/wide-bench.sh first"
-    for v in sfdo-timer sfdo-emu; do build_one "$p" "$v"; done
+# check_outputs PROG VARIANT...: each VARIANT's ref output equals -O2's
+# (one run each; -O2 must be among the VARIANTs).
+check_outputs() {
+    local p=$1 v spec=$WORK/$1.spec norm=-
+    shift
     [[ $p == sqlite ]] && norm=strip-times
     : > "$spec"
-    for v in O2 sfdo-timer sfdo-emu; do
+    for v in "$@"; do
         run_cmd "$p" "$WORK/build/$p/$v/$(prog_binary "$p")" small | tr ';' '\n' | sed 's/^ *//' |
             while IFS= read -r cmd; do
                 if [[ -n $cmd ]]; then printf '%s\t%s\t%s\t%s\n' "$p" "$v" "$norm" "$cmd"; fi
             done >> "$spec"
     done
     python3 bench/real/measure.py "$spec" 1 "$WORK/runs-$p" "$WORK/$p.outputs.json" > "$WORK/$p.measure.log" ||
-        { cat "$WORK/$p.measure.log" >&2; die "$p: an sfdo build's ref output differs from -O2's"; }
-    local -a all=("${VARIANTS[@]}")
-    VARIANTS=(sfdo-timer sfdo-emu)
-    count_variants "$p"
-    VARIANTS=("${all[@]}")
+        { cat "$WORK/$p.measure.log" >&2; die "$p: a variant's ref output differs from -O2's"; }
+}
+
+# rebuild_sfdo PROG: the sfdo variants again from the recordings in
+# $WORK/prof/PROG, their outputs checked against -O2's, their counts in
+# place of the old ones in $WORK/results/PROG.counts (--same-recordings).
+rebuild_sfdo() {
+    local p=$1 v p_start
+    p_start=$(date +%s)
+    [[ -s $WORK/results/$p.counts && -s $WORK/prof/$p/timer.prof && -s $WORK/prof/$p/emu.prof ]] ||
+        die "$p: no earlier run's counts and recordings in $WORK: run bench/wide-bench.sh first"
+    for v in sfdo-timer sfdo-emu; do build_one "$p" "$v"; done
+    check_outputs "$p" O2 sfdo-timer sfdo-emu
+    count_variants "$p" sfdo-timer sfdo-emu
     grep -v -P '\tsfdo-(timer|emu)\t' "$WORK/results/$p.counts" > "$WORK/$p.counts.kept" || true
     cat "$WORK/$p.counts.kept" "$WORK/$p.counts" > "$WORK/results/$p.counts"
     rm -f "$WORK/$p.counts" "$WORK/$p.counts.kept"
@@ -222,20 +228,10 @@ for p in "${PROGS[@]}"; do
     say "  built $p: ${VARIANTS[*]} ($(elapsed)); PGO without counts: $(cat "$WORK/results/$p.noprofile")"
 
     # every variant's ref output equals -O2's (one run each)
-    spec=$WORK/$p.spec
-    : > "$spec"
-    norm=-; [[ $p == sqlite ]] && norm=strip-times
-    for v in "${VARIANTS[@]}"; do
-        run_cmd "$p" "$WORK/build/$p/$v/$(prog_binary "$p")" small | tr ';' '\n' | sed 's/^ *//' |
-            while IFS= read -r cmd; do
-                if [[ -n $cmd ]]; then printf '%s\t%s\t%s\t%s\n' "$p" "$v" "$norm" "$cmd"; fi
-            done >> "$spec"
-    done
-    python3 bench/real/measure.py "$spec" 1 "$WORK/runs-$p" "$WORK/$p.outputs.json" > "$WORK/$p.measure.log" ||
-        { cat "$WORK/$p.measure.log" >&2; die "$p: a variant's ref output differs from -O2's"; }
+    check_outputs "$p" "${VARIANTS[@]}"
 
     say "  $p: outputs equal -O2's; counting the ref run under callgrind ($(elapsed))"
-    count_variants "$p"
+    count_variants "$p" "${VARIANTS[@]}"
 
     python3 bench/decisions.py --json "$WORK/results/$p.decisions.json" "$WORK/build/$p/pgo" \
         "$WORK/build/$p/sfdo-timer" "$WORK/build/$p/sfdo-emu" > "$WORK/$p.decisions.txt"
