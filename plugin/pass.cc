@@ -1078,7 +1078,7 @@ annotate_unit (void)
       note_match (node, f);
       if (!f || ran_uncounted (f))
 	{
-	  record_match (node, NULL, NULL, &seen);
+	  record_match (node, f, NULL, &seen);
 	  continue;
 	}
       push_cfun (DECL_STRUCT_FUNCTION (node->decl));
