@@ -86,6 +86,8 @@ def main():
     w = out.append
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
+    if subprocess.run(["git", "diff", "--quiet", "HEAD", "--", ".", ":!bench"]).returncode:
+        commit += " (with uncommitted changes outside bench/)"
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     w("## Wide bench: sfdo beside PGO on eight real programs\n")
     reused = a.reused.split()
