@@ -1045,9 +1045,9 @@ blocks_that_ran (const int64_t *raw)
    interpreter a quarter, yet the prologue was held at zero, the flow
    took the entry count to 0 with it, and GCC compiled the interpreter
    "unlikely executed" (taken jumps 1.23 times -O2's).  Each block is
-   judged on a copy of COUNTS (C's raw counts,
-   or the shape of a body without samples) as they were before any block
-   was held, and held in MEASURED.  */
+   judged on a copy of COUNTS (C's raw counts, or the shape of a body
+   without samples) as they were before any block was held, and held in
+   MEASURED.  */
 
 static void
 find_dead_calls (const struct sfdo_prof_func *f, struct sfdo_fn_counts *c,

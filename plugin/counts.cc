@@ -66,7 +66,6 @@
 
 #include "../profiles/profile.h"
 #include "../converter/event_plan.h"
-#include "../common/evidence.h"
 #include "samplefdo.h"
 #include "annotate.h"
 #include "counts.h"
@@ -134,20 +133,6 @@ program_max_count (void)
       most = MAX (most, largest_count (f));
     }
   return most;
-}
-
-bool
-sfdo_profile_thin (uint64_t *samples)
-{
-  const struct sfdo_prof_header *h = sfdo_profile_header (sfdo_profile);
-  bool stacks = sfdo_profile_has_mode (sfdo_profile, "lbr");
-
-  if (samples)
-    *samples = h->samples_used;
-  return h->samples_used
-	 && (sfdo_sample_evidence (h->samples_used,
-				   stacks ? h->samples_used : 0)
-	     < SFDO_THIN_PROFILE_SAMPLES);
 }
 
 bool

@@ -37,12 +37,6 @@ bool sfdo_likely_majority (double seen, double n);
 bool sfdo_leader_likely (const struct sfdo_prof_values *h,
 			 double samples_per_count);
 
-/* Whether the profile holds fewer samples than GCC's decisions can rest
-   on (common/evidence.h); a profile that does not say how many it has
-   (written by hand, imported) is taken as it is.  Into *SAMPLES (if not
-   NULL) the samples it says it used.  */
-bool sfdo_profile_thin (uint64_t *samples);
-
 /* Whether the profile's counts are executions (branch stacks, or
    retired instructions or no event named without the header's "time"
    mode), not executions weighted by time (a timer, cycles).  */

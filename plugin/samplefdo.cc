@@ -241,16 +241,18 @@ print_other_numbering (void)
 static void
 print_thin_profile (void)
 {
+  const struct sfdo_prof_header *h = sfdo_profile_header (sfdo_profile);
   bool stacks = sfdo_profile_has_mode (sfdo_profile, "lbr");
-  uint64_t samples;
+  uint64_t evidence = sfdo_sample_evidence (h->samples_used,
+					    stacks ? h->samples_used : 0);
 
-  if (!sfdo_profile_thin (&samples))
+  if (!h->samples_used || evidence >= SFDO_THIN_PROFILE_SAMPLES)
     return;
   fprintf (stderr, "%s: %s: the profile holds only %llu samples%s, where "
 	   "one that GCC's decisions can rest on has about %d: its "
 	   "decisions may be worse than GCC's own estimates; record a "
 	   "longer run, or sample more often\n", SFDO_PLUGIN_NAME,
-	   main_input_filename, (unsigned long long) samples,
+	   main_input_filename, (unsigned long long) h->samples_used,
 	   stacks ? " with branch stacks" : "",
 	   stacks ? SFDO_THIN_PROFILE_SAMPLES / SFDO_BRANCH_STACK_EVIDENCE
 		  : SFDO_THIN_PROFILE_SAMPLES);

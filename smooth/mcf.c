@@ -562,9 +562,9 @@ build_network (struct network *n, struct arc_map *map,
       add_block_arcs (n, map, m, g, b);
       if (m->out_degree[b] != 0 || b == g->exit)
         continue;
-      if (noreturn_paid (m, g, b) > 0)
-        add_arc (n, out_node (b), in_node (g->exit), noreturn_paid (m, g, b),
-                 TOLL_BASE);
+      int64_t paid = noreturn_paid (m, g, b);
+      if (paid > 0)
+        add_arc (n, out_node (b), in_node (g->exit), paid, TOLL_BASE);
       add_arc (n, out_node (b), in_node (g->exit), UNBOUNDED,
                noreturn_toll (m));
     }
