@@ -3,7 +3,7 @@
 # of the benches (issue 36 item 1): Lua, SQLite, xz, bzip2, zstd, gzip,
 # jq and xmllint, from Debian source packages, counted under callgrind.
 #
-# Usage: bench/wide-bench.sh [--quick | --same-recordings]
+# Usage: bench/wide-bench.sh [--quick | --same-recordings | --iterate N]
 #
 #   For each program (SFDO_BENCH_WIDE_PROGRAMS, default all eight) builds
 #   (bench/real/build.sh) -O2, O2x (FDO's flags, no profile), instrumented
@@ -31,6 +31,15 @@
 #   (which vary from one timer recording to the next), and write the
 #   section again; -O2's, O2x's and PGO's counts are kept.  Each
 #   program's "measured" note then names the commit of the rebuild.
+#   The recordings are converted again by the sfdo-convert built now.
+#
+#   --iterate N: round after round, as production records the last FDO
+#   build (issue 36 item 3): round 1 is the sfdo build from the last
+#   run's emulated recording (converted and built again with the tools
+#   built now); round k records round k-1's build's train run the same
+#   way (--emulate -b --regs) and builds from that.  Rounds 1 to N of
+#   each program, outputs checked, ref runs counted; writes the section
+#   "## Iteration: the wide bench's programs" of bench/RESULTS.md.
 #
 # Environment: SFDO_BENCH_WIDE_PROGRAMS, SFDO_BENCH_REAL_JOBS (compiles
 #   and callgrind runs at a time, default 2).
@@ -42,11 +51,15 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 MODE=full
 SAME_RECORDINGS=0
+ITERATE=0
+usage() { echo "usage: bench/wide-bench.sh [--quick | --same-recordings | --iterate N]" >&2; exit 2; }
 case ${1:-} in
     --quick) MODE=quick ;;
     --same-recordings) SAME_RECORDINGS=1 ;;
+    --iterate) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage
+               ITERATE=$2 ;;
     '') ;;
-    *) echo "usage: bench/wide-bench.sh [--quick | --same-recordings]" >&2; exit 2 ;;
+    *) usage ;;
 esac
 BUILD=$ROOT/build
 SRC=$ROOT/bench/work/real/src
@@ -131,18 +144,25 @@ build_one() {   # PROG VARIANT
     [[ -x $d/$(prog_binary "$p") ]] || die "$p $v: no binary $d/$(prog_binary "$p")"
 }
 
-# record_train PROG NAME OPTION...: the -O2 build's train run recorded by
-# sfdo-record with OPTIONs, converted to $WORK/prof/PROG/NAME.prof.
+# record_train PROG NAME OPTION...: the train run of the -O2 build (of
+# the build $FROM names, if set) recorded by sfdo-record with OPTIONs,
+# converted to $WORK/prof/PROG/NAME.prof.
 record_train() {
     local p=$1 name=$2 d=$WORK/prof/$1 bin
     shift 2
     mkdir -p "$d"
-    bin=$WORK/build/$p/O2/$(prog_binary "$p")
+    bin=$WORK/build/$p/${FROM:-O2}/$(prog_binary "$p")
     (cd "$d" && "$BUILD/sfdo-record" -q -o "$name.data" "$@" -- \
         sh -c "$(run_cmd "$p" "$bin" train)" > /dev/null 2> "$name.err") ||
         die "recording $p ($name) failed: $(head -n 3 "$d/$name.err")"
-    "$BUILD/sfdo-convert" -q -o "$d/$name.prof" "$d/$name.data" "$bin" 2> "$d/$name.convert.err" ||
-        die "converting $p ($name) failed: $(head -n 3 "$d/$name.convert.err")"
+    convert_train "$p" "$name" "$bin"
+}
+
+# convert_train PROG NAME BINARY: $WORK/prof/PROG/NAME.data converted.
+convert_train() {
+    local d=$WORK/prof/$1 name=$2
+    "$BUILD/sfdo-convert" -q -o "$d/$name.prof" "$d/$name.data" "$3" 2> "$d/$name.convert.err" ||
+        die "converting $1 ($name) failed: $(head -n 3 "$d/$name.convert.err")"
 }
 
 # count_variants PROG VARIANT...: instructions and taken jumps of each
@@ -185,8 +205,8 @@ check_outputs() {
 rebuild_sfdo() {
     local p=$1 v p_start
     p_start=$(date +%s)
-    [[ -s $WORK/results/$p.counts && -s $WORK/prof/$p/timer.prof && -s $WORK/prof/$p/emu.prof ]] ||
-        die "$p: no earlier run's counts and recordings in $WORK: run bench/wide-bench.sh first"
+    need_earlier_run "$p"
+    for v in timer emu; do convert_train "$p" "$v" "$WORK/build/$p/O2/$(prog_binary "$p")"; done
     for v in sfdo-timer sfdo-emu; do build_one "$p" "$v"; done
     check_outputs "$p" O2 sfdo-timer sfdo-emu
     count_variants "$p" sfdo-timer sfdo-emu
@@ -197,6 +217,45 @@ rebuild_sfdo() {
         "$WORK/build/$p/sfdo-timer" "$WORK/build/$p/sfdo-emu" > "$WORK/$p.decisions.txt"
     say "  $p: sfdo rebuilt and counted ($(elapsed))"
 }
+
+need_earlier_run() {   # PROG
+    [[ -s $WORK/results/$1.counts && -s $WORK/prof/$1/timer.data && -s $WORK/prof/$1/emu.data ]] ||
+        die "$1: no earlier run's counts and recordings in $WORK: run bench/wide-bench.sh first"
+}
+
+# iterate PROG: rounds 1 to ITERATE (variants sfdo-iter1, ...), each from
+# the emulated recording of the one before (round 1: of -O2), their ref
+# runs counted into $WORK/results/PROG.iterate.
+iterate() {
+    local p=$1 k v rounds=()
+    need_earlier_run "$p"
+    for ((k = 1; k <= ITERATE; k++)); do
+        if ((k == 1)); then
+            cp "$WORK/prof/$p/emu.data" "$WORK/prof/$p/iter1.data"
+            convert_train "$p" iter1 "$WORK/build/$p/O2/$(prog_binary "$p")"
+        else
+            FROM=sfdo-iter$((k - 1)) record_train "$p" "iter$k" "${EMU_OPTS[@]}"
+        fi
+        build_one "$p" "sfdo-iter$k"
+        rounds+=("sfdo-iter$k")
+        say "  $p: round $k built ($(elapsed))"
+    done
+    check_outputs "$p" O2 "${rounds[@]}"
+    count_variants "$p" "${rounds[@]}"
+    mv "$WORK/$p.counts" "$WORK/results/$p.iterate"
+    say "  $p: $ITERATE rounds counted ($(elapsed))"
+}
+
+if ((ITERATE)); then
+    for p in "${PROGS[@]}"; do iterate "$p"; done
+    python3 bench/wide-report.py --iterate "$ITERATE" "$WORK/results" "${PROGS[@]}" \
+        --command "${SFDO_BENCH_WIDE_PROGRAMS:+SFDO_BENCH_WIDE_PROGRAMS=\"$SFDO_BENCH_WIDE_PROGRAMS\" }bench/wide-bench.sh --iterate $ITERATE" \
+        --elapsed "$(( $(date +%s) - START ))" > "$WORK/iterate.md"
+    cat "$WORK/iterate.md"
+    results_write_section "## Iteration: the wide bench's programs" "$WORK/iterate.md"
+    say "wrote the section \"## Iteration: the wide bench's programs\" of bench/RESULTS.md ($(elapsed))"
+    exit 0
+fi
 
 REUSED=()
 if ((SAME_RECORDINGS)); then

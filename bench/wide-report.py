@@ -4,6 +4,7 @@ writes, from its results directory.
 
 Usage: wide-report.py RESULTS_DIR PROG... --command CMD --elapsed SECONDS
        wide-report.py --quick RESULTS_DIR PROG...
+       wide-report.py --iterate N RESULTS_DIR PROG... --command CMD --elapsed S
 
 RESULTS_DIR holds, per program: PROG.counts (PROG, variant, instructions,
 taken jumps: one callgrind run of the ref input per variant),
@@ -13,7 +14,8 @@ PROG.train-cmd (the runs), PROG.samples (samples in the timer and the
 emulated recording).  Prints markdown: the counts as ratios to -O2, the
 share of PGO's cut sfdo makes (where PGO cuts at least 5%), geometric
 means over the programs, and the decisions by family.  --quick prints
-the counts only, as a check.
+the counts only, as a check.  --iterate prints the section of the
+rounds (PROG.iterate: PROG, sfdo-iterK, instructions, taken jumps).
 """
 import argparse
 import datetime
@@ -63,6 +65,49 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
+def head_commit():
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    if subprocess.run(["git", "diff", "--quiet", "HEAD", "--", ".", ":!bench"]).returncode:
+        commit += " (with uncommitted changes outside bench/)"
+    return commit
+
+
+def iterate_report(a, counts):
+    """The rounds of --iterate: each round's counts over -O2's, and the
+    largest move of a later round from round 1."""
+    n = a.iterate
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    out = ["## Iteration: the wide bench's programs\n",
+           "Written by `%s` on %s, commit %s (the run took %d min).  Round 1 is the sfdo build from "
+           "the -O2 build's train run recorded by `sfdo-record --emulate -b --regs` (the wide bench's "
+           "emu recording, converted and built again); round k records round k-1's build's train run "
+           "the same way and builds from it: what production does when it records the last FDO build.  "
+           "Counts of the ref run by callgrind (`../shared/tools/jumps.py`), ratios to -O2's; every "
+           "round's output equals -O2's.\n" % (a.command, now, head_commit(), round(a.elapsed / 60)),
+           "| program | measure | " + " | ".join("round %d" % k for k in range(1, n + 1))
+           + " | rounds 2+ vs round 1: worst, best |",
+           "|---|---|" + "---:|" * n + "---:|"]
+    worst_all = []
+    for p in a.progs:
+        it = {}
+        with open(os.path.join(a.dir, p + ".iterate")) as f:
+            for line in f:
+                _, v, ir, tk = line.split()
+                it[int(v[len("sfdo-iter"):])] = (int(ir), int(tk))
+        o2 = counts[p]["O2"]
+        for m, label in ((0, "instructions"), (1, "taken jumps")):
+            cells = ["%.4f" % (it[k][m] / o2[m]) for k in range(1, n + 1)]
+            moves = [it[k][m] / it[1][m] - 1 for k in range(2, n + 1)] or [0.0]
+            worst_all.append((max(moves), NAMES.get(p, p), label))
+            out.append("| %s | %s | %s | %+.2f%%, %+.2f%% |" % (NAMES.get(p, p), label, " | ".join(cells),
+                                                             100 * max(moves), 100 * min(moves)))
+    w = max(worst_all)
+    out.append("\nLargest excess of a later round over round 1: %+.2f%% (%s, %s).\n" % (100 * w[0], w[1], w[2]))
+    print("\n".join(out))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
@@ -72,8 +117,11 @@ def main():
     ap.add_argument("--elapsed", type=int, default=0)
     ap.add_argument("--reused", default="")
     ap.add_argument("--same-recordings", action="store_true")
+    ap.add_argument("--iterate", type=int, default=0)
     a = ap.parse_args()
     counts = {p: read_counts(a.dir, p) for p in a.progs}
+    if a.iterate:
+        return iterate_report(a, counts)
 
     if a.quick:
         for p in a.progs:
@@ -84,10 +132,7 @@ def main():
 
     out = []
     w = out.append
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
-    if subprocess.run(["git", "diff", "--quiet", "HEAD", "--", ".", ":!bench"]).returncode:
-        commit += " (with uncommitted changes outside bench/)"
+    commit = head_commit()
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     w("## Wide bench: sfdo beside PGO on eight real programs\n")
     reused = a.reused.split()
@@ -100,8 +145,8 @@ def main():
                 if len(v) == 2 else v for p, v in when.items()}
         if a.same_recordings:
             w("Written by `bench/wide-bench.sh --same-recordings` on %s, commit %s (this run took %d min): "
-              "the two sfdo builds of every program rebuilt with this commit's plugin from the recordings "
-              "of an earlier run, whose -O2, O2x and PGO counts are kept: %s.\n"
+              "the two sfdo builds of every program converted and rebuilt with this commit's tools from the "
+              "recordings of an earlier run, whose -O2, O2x and PGO counts are kept: %s.\n"
               % (now, commit, round(a.elapsed / 60), "; ".join(
                   "%s (recorded %s)" % (NAMES.get(p, p), when[p][1]) if len(when[p]) == 2
                   else NAMES.get(p, p) for p in reused)))

@@ -178,7 +178,8 @@ add_vote (struct attributor *at, struct sfdo_prof_func *owner, uint32_t offset,
   sfdo_xgrow (&at->votes, &at->cap_votes, at->nvotes + 1, sizeof *at->votes);
   at->votes[at->nvotes++] = (struct attr_vote) {
     owner, offset, disc, target, block, count,
-    frame ? frame->stmt_start : 0, frame ? frame->column : 0, 0
+    frame ? frame->stmt_start : 0, frame ? frame->column : 0,
+    frame ? frame->row_start : 0, 0
   };
 }
 
@@ -405,6 +406,29 @@ copies_in_block (const struct attr_vote *v, size_t n)
   return most;
 }
 
+/* How many copies of a line one machine block holds when none of them
+   begins a statement (if-conversion leaves a conditional assignment as
+   rows without is_stmt in the block of its condition): the fewest rows
+   beginning at any one column the line has rows at.  One copy may split
+   a column's instructions over several rows, around another line's;
+   each copy still has a row at each of its columns.  At least 1.  */
+static uint64_t
+row_copies_in_block (const struct attr_vote *v, size_t n)
+{
+  uint64_t fewest = UINT64_MAX;
+  for (size_t i = 0; i < n; i++)
+    {
+      uint64_t same = 0;
+      if (!v[i].row_start || v[i].start_only)
+        continue;
+      for (size_t k = 0; k < n; k++)
+        same += v[k].row_start && !v[k].start_only
+                && v[k].column == v[i].column;
+      fewest = same < fewest ? same : fewest;
+    }
+  return fewest == UINT64_MAX ? 1 : fewest;
+}
+
 /* The count of a line from its votes V[0..N), sorted by block, under
    SFDO_LINE_BLOCKS.  A block's count is the largest of its instructions'
    (they ran as often as each other).  Only the blocks where one of the
@@ -420,7 +444,12 @@ copies_in_block (const struct attr_vote *v, size_t n)
    table without is_stmt) is known only through moved code, which can run
    more often than the line did (a store sunk out of a loop's error path
    runs on every exit): it takes its smallest count, and the plugin's
-   block vote finds the block's count in its other statements.  A start
+   block vote finds the block's count in its other statements.  Such a
+   block's count stands for each copy of the line it holds
+   (row_copies_in_block): an if-converted assignment in a fully unrolled
+   loop is in the block once per iteration, and counting one would make
+   the profile of an if-converted build say its arm was rare, and the
+   next build branch there.  A start
    stacked under another line's row at one address (location views: a
    zero-length row, which covers no instruction of the line) counts in a
    block that holds some of the line's instructions (unrolled copies
@@ -447,7 +476,8 @@ blocks_vote (const struct attr_vote *v, size_t n)
         }
       if (real && stacked_only)
         continue;
-      min = count < min ? count : min;
+      uint64_t moved = sfdo_sat_mul (count, row_copies_in_block (v + i, j - i));
+      min = moved < min ? moved : min;
       sum = sfdo_sat_add (sum, sfdo_sat_mul (count,
                                              copies_in_block (v + i, j - i)));
     }

@@ -25,6 +25,7 @@ struct attr_vote {
   uint64_t count;
   uint8_t stmt_start;           /* the instruction begins a statement */
   uint32_t column;              /* ... at this column */
+  uint8_t row_start;            /* a row of the line begins here */
   uint8_t start_only;           /* a statement start of this line at an
                                    instruction of another line */
 };

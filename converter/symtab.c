@@ -1037,17 +1037,19 @@ sfdo_symtab_lookup (struct sfdo_symtab *st, uint64_t vaddr,
   uint32_t line = st->rows[row].line, disc = st->rows[row].disc;
   uint32_t column = st->rows[row].column, factor = st->rows[row].factor;
   uint8_t stmt_start = statement_start (st, row, vaddr, &column);
+  uint8_t row_start = st->rows[row].addr == vaddr;
   for (int32_t s = (int32_t) st->intervals[iv].scope; s >= 0;
        s = st->scopes[s].parent)
     {
       const struct scope *sc = &st->scopes[s];
       st->frames[--k] = (struct sfdo_frame) {
         sc->name, sc->file, sc->decl_line, line, disc, stmt_start, column,
-        factor
+        row_start, factor
       };
       line = sc->call_line;
       disc = sc->call_disc;
       stmt_start = 0;
+      row_start = 0;
       column = 0;
       factor = 1;
     }

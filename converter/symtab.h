@@ -40,6 +40,8 @@ struct sfdo_frame {
                                statement (a line-table row marked is_stmt),
                                which code moved from elsewhere does not */
   uint32_t column;          /* innermost frame: the statement's column */
+  uint8_t row_start;        /* innermost frame: a line-table row of the
+                               line begins at the address, is_stmt or not */
   uint32_t factor;          /* innermost frame: how many executions of the
                                source one execution of the instruction
                                stands for (GCC 16's multiplicity, the
