@@ -52,7 +52,8 @@ struct sfdo_rec_result {
   size_t build_ids;             /* written to the header */
   int stop_signal;              /* the SIGINT/SIGTERM that stopped it, or 0 */
   int written;                  /* the output file was written */
-  uint64_t period;              /* the first event's sampling period, 0
+  uint64_t period;              /* the mean period of the samples (of
+                                   the first event's, with none), 0
                                    with -F */
   int branch_stack;             /* its samples carry a branch stack */
   int timer;                    /* it is a software clock (ns periods) */

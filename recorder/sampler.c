@@ -36,6 +36,13 @@ struct sfdo_rec_sampler {
   struct pollfd *pfds;
   size_t page;
   int jitter;
+  pid_t *direct;                /* the tasks the events were opened on */
+  size_t ndirect;               /* (0 with -a: every sample's event) */
+  uint64_t *period_now;         /* per attr: the period last set, which a
+                                   software timer's samples do not report
+                                   (0: none set, or not a timer) */
+  uint64_t dense_until;         /* samples of the dense start; 0: over */
+  unsigned dense_divisor;       /* its periods: the attrs' over this */
   uint64_t rng;
   uint8_t *tmp;                 /* a record that wraps around the buffer */
   struct sfdo_rec_stats stats;
@@ -261,6 +268,13 @@ sfdo_rec_sampler_open (const struct perf_event_attr *attrs,
   s->pfds = sfdo_xcalloc (ncpus, sizeof *s->pfds);
   s->page = (size_t) sysconf (_SC_PAGESIZE);
   s->jitter = jitter;
+  s->period_now = sfdo_xcalloc (nattrs, sizeof *s->period_now);
+  if (!target->all)
+    {
+      s->direct = sfdo_xmalloc ((target->ntids + 1) * sizeof *s->direct);
+      memcpy (s->direct, target->tids, target->ntids * sizeof *s->direct);
+      s->ndirect = target->ntids;
+    }
   s->rng = (uint64_t) time (NULL) * 0x9e3779b97f4a7c15ull ^ (uint64_t) getpid ();
   s->rng = s->rng ? s->rng : 1;
   s->tmp = sfdo_xmalloc (1 << 16);
@@ -330,7 +344,16 @@ count_record (struct sfdo_rec_sampler *s, const uint8_t *rec, uint16_t size)
   memcpy (&type, rec, 4);
   s->stats.records++;
   s->stats.bytes += size;
-  if (type == PERF_RECORD_SAMPLE)
+  /* Every sample starts with IDENTIFIER, IP, TID, TIME, CPU, PERIOD
+     (sfdo_rec_prepare_attr): its period is at byte 48.  */
+  if (type == PERF_RECORD_SAMPLE && size >= 56)
+    {
+      uint64_t period;
+      memcpy (&period, rec + 48, 8);
+      s->stats.samples++;
+      s->stats.period_sum += period;
+    }
+  else if (type == PERF_RECORD_SAMPLE)
     s->stats.samples++;
   else if (type == PERF_RECORD_LOST && size >= 24)
     memcpy (&n, rec + 16, 8), s->stats.lost += n;
@@ -338,6 +361,59 @@ count_record (struct sfdo_rec_sampler *s, const uint8_t *rec, uint16_t size)
     memcpy (&n, rec + 8, 8), s->stats.lost += n;
   else if (type == PERF_RECORD_THROTTLE)
     s->stats.throttles++;
+}
+
+/* Whether the sample REC (of SIZE bytes) came from an event the sampler
+   opened rather than one a child inherited, and its attr in *ATTR.  */
+static int
+direct_sample (const struct sfdo_rec_sampler *s, const uint8_t *rec,
+               uint16_t size, size_t *attr)
+{
+  uint64_t id;
+  uint32_t tid;
+  if (size < 56)
+    return 0;
+  memcpy (&id, rec + 8, 8);
+  memcpy (&tid, rec + 28, 4);
+  for (*attr = 0; *attr < s->nattrs; ++*attr)
+    {
+      size_t k = 0;
+      while (k < s->nids[*attr] && s->ids[*attr][k] != id)
+        k++;
+      if (k < s->nids[*attr])
+        break;
+    }
+  if (*attr == s->nattrs)
+    return 0;
+  if (!s->ndirect)
+    return 1;
+  for (size_t t = 0; t < s->ndirect; t++)
+    if ((uint32_t) s->direct[t] == tid)
+      return 1;
+  return 0;
+}
+
+/* REC, or a copy of it with the period the sampler last set, where its
+   event is a software timer the sampler opened: the kernel reports such
+   a timer's first period in every sample, whatever PERF_EVENT_IOC_PERIOD
+   set since (the hrtimer keeps last_period); an inherited event reports
+   the one in force when the child was made, which is right.  Every
+   sample starts IDENTIFIER, IP, TID, TIME, CPU, PERIOD
+   (sfdo_rec_prepare_attr): the period is at byte 48.  */
+static const uint8_t *
+with_period_in_force (struct sfdo_rec_sampler *s, const uint8_t *rec,
+                      uint16_t size)
+{
+  uint32_t type;
+  size_t attr;
+  memcpy (&type, rec, 4);
+  if (type != PERF_RECORD_SAMPLE || !direct_sample (s, rec, size, &attr)
+      || !s->period_now[attr])
+    return rec;
+  if (rec != s->tmp)
+    memcpy (s->tmp, rec, size);
+  memcpy (s->tmp + 48, &s->period_now[attr], 8);
+  return s->tmp;
 }
 
 /* Copy ring R's records into W.  Returns how many, or -1 on an error.  */
@@ -366,6 +442,7 @@ drain_ring (struct sfdo_rec_sampler *s, struct ring *r,
           memcpy (s->tmp + first, data, h.size - first);
           rec = s->tmp;
         }
+      rec = with_period_in_force (s, rec, h.size);
       count_record (s, rec, h.size);
       if (sfdo_perfdata_write_raw (w, rec, h.size, err))
         return -1;
@@ -376,22 +453,42 @@ drain_ring (struct sfdo_rec_sampler *s, struct ring *r,
   return n;
 }
 
-/* New jittered periods; a kernel that refuses them keeps the fixed one
-   (said in the stats), which is still a valid recording.  */
+/* New periods: the attrs' (over the dense start's divisor while it
+   lasts), jittered unless the sampler keeps them fixed.  A kernel that
+   refuses them keeps the ones in force (said in the stats), which is
+   still a valid recording: every sample carries its period.  */
 static void
 rearm (struct sfdo_rec_sampler *s)
 {
-  for (size_t i = 0; i < s->nfds; i++)
+  unsigned divisor = s->dense_until ? s->dense_divisor : 1;
+  for (size_t k = 0; k < s->nattrs; k++)
     {
-      const struct perf_event_attr *a = &s->attrs[i % s->nattrs];
-      uint64_t period = sfdo_rec_jitter (a->sample_period, &s->rng);
-      if (ioctl (s->fds[i], PERF_EVENT_IOC_PERIOD, &period) != 0)
-        {
-          s->stats.jitter_errno = errno;
-          s->jitter = 0;
-          return;
-        }
+      const struct perf_event_attr *a = &s->attrs[k];
+      uint64_t period = a->sample_period / divisor;
+      if (s->jitter)
+        period = sfdo_rec_jitter (period, &s->rng);
+      for (size_t i = k; i < s->nfds; i += s->nattrs)
+        if (ioctl (s->fds[i], PERF_EVENT_IOC_PERIOD, &period) != 0)
+          {
+            s->stats.jitter_errno = errno;
+            s->jitter = 0;
+            s->dense_until = 0;
+            return;
+          }
+      if (a->type == PERF_TYPE_SOFTWARE)
+        s->period_now[k] = period;
     }
+}
+
+void
+sfdo_rec_sampler_dense_start (struct sfdo_rec_sampler *s, uint64_t samples,
+                              unsigned divisor)
+{
+  if (s->attrs[0].freq || divisor < 2 || !samples)
+    return;
+  s->dense_until = samples;
+  s->dense_divisor = divisor;
+  rearm (s);
 }
 
 enum sfdo_errc
@@ -409,7 +506,12 @@ sfdo_rec_sampler_drain (struct sfdo_rec_sampler *s,
   if (!total)
     return SFDO_OK;
   s->stats.rounds++;
-  if (s->jitter && !s->attrs[0].freq)
+  if (s->dense_until && s->stats.samples >= s->dense_until)
+    {
+      s->dense_until = 0;
+      rearm (s);
+    }
+  else if (s->jitter && !s->attrs[0].freq)
     rearm (s);
   return sfdo_perfdata_write_finished_round (w, err);
 }
@@ -438,5 +540,7 @@ sfdo_rec_sampler_close (struct sfdo_rec_sampler *s)
   free (s->rings);
   free (s->pfds);
   free (s->tmp);
+  free (s->period_now);
+  free (s->direct);
   free (s);
 }
