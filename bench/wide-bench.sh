@@ -3,7 +3,7 @@
 # of the benches (issue 36 item 1): Lua, SQLite, xz, bzip2, zstd, gzip,
 # jq and xmllint, from Debian source packages, counted under callgrind.
 #
-# Usage: bench/wide-bench.sh [--quick | --same-recordings | --iterate N]
+# Usage: bench/wide-bench.sh [--quick | --same-recordings | --new-timer | --iterate N]
 #
 #   For each program (SFDO_BENCH_WIDE_PROGRAMS, default all eight) builds
 #   (bench/real/build.sh) -O2, O2x (FDO's flags, no profile), instrumented
@@ -33,6 +33,10 @@
 #   program's "measured" note then names the commit of the rebuild.
 #   The recordings are converted again by the sfdo-convert built now.
 #
+#   --new-timer: as --same-recordings, but the timer recording of each
+#   program's train run is made again by the sfdo-record built now
+#   (after a change to the recorder; the emulated one is kept).
+#
 #   --iterate N: round after round, as production records the last FDO
 #   build (issue 36 item 3): round 1 is the sfdo build from the last
 #   run's emulated recording (converted and built again with the tools
@@ -52,10 +56,12 @@ ROOT=$PWD
 MODE=full
 SAME_RECORDINGS=0
 ITERATE=0
-usage() { echo "usage: bench/wide-bench.sh [--quick | --same-recordings | --iterate N]" >&2; exit 2; }
+NEW_TIMER=0
+usage() { echo "usage: bench/wide-bench.sh [--quick | --same-recordings | --new-timer | --iterate N]" >&2; exit 2; }
 case ${1:-} in
     --quick) MODE=quick ;;
     --same-recordings) SAME_RECORDINGS=1 ;;
+    --new-timer) SAME_RECORDINGS=1 NEW_TIMER=1 ;;
     --iterate) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage
                ITERATE=$2 ;;
     '') ;;
@@ -206,6 +212,7 @@ rebuild_sfdo() {
     local p=$1 v p_start
     p_start=$(date +%s)
     need_earlier_run "$p"
+    ((NEW_TIMER)) && record_train "$p" timer ${TIMER_OPTS[@]+"${TIMER_OPTS[@]}"}
     for v in timer emu; do convert_train "$p" "$v" "$WORK/build/$p/O2/$(prog_binary "$p")"; done
     for v in sfdo-timer sfdo-emu; do build_one "$p" "$v"; done
     check_outputs "$p" O2 sfdo-timer sfdo-emu
@@ -315,6 +322,7 @@ if [[ $MODE == quick ]]; then
 fi
 REPORT_OPTS=()
 if ((SAME_RECORDINGS)); then REUSED=("${PROGS[@]}"); REPORT_OPTS=(--same-recordings); fi
+((NEW_TIMER)) && REPORT_OPTS+=(--new-timer)
 python3 bench/wide-report.py "$WORK/results" "${PROGS[@]}" \
     --command "${SFDO_BENCH_WIDE_PROGRAMS:+SFDO_BENCH_WIDE_PROGRAMS=\"$SFDO_BENCH_WIDE_PROGRAMS\" }bench/wide-bench.sh" \
     --elapsed "$(( $(date +%s) - START ))" --reused "${REUSED[*]}" \

@@ -118,6 +118,7 @@ def main():
     ap.add_argument("--reused", default="")
     ap.add_argument("--same-recordings", action="store_true")
     ap.add_argument("--iterate", type=int, default=0)
+    ap.add_argument("--new-timer", action="store_true")
     a = ap.parse_args()
     counts = {p: read_counts(a.dir, p) for p in a.progs}
     if a.iterate:
@@ -144,10 +145,11 @@ def main():
         when = {p: [v[0], v[1].rsplit(" ", 1)[0] + " at commit " + v[1].rsplit(" ", 1)[1]]
                 if len(v) == 2 else v for p, v in when.items()}
         if a.same_recordings:
-            w("Written by `bench/wide-bench.sh --same-recordings` on %s, commit %s (this run took %d min): "
+            w("Written by `bench/wide-bench.sh %s` on %s, commit %s (this run took %d min): "
               "the two sfdo builds of every program converted and rebuilt with this commit's tools from the "
-              "recordings of an earlier run, whose -O2, O2x and PGO counts are kept: %s.\n"
-              % (now, commit, round(a.elapsed / 60), "; ".join(
+              "recordings of an earlier run%s, whose -O2, O2x and PGO counts are kept: %s.\n"
+              % ("--new-timer" if a.new_timer else "--same-recordings", now, commit, round(a.elapsed / 60),
+                 " (the timer recordings made again now)" if a.new_timer else "", "; ".join(
                   "%s (recorded %s)" % (NAMES.get(p, p), when[p][1]) if len(when[p]) == 2
                   else NAMES.get(p, p) for p in reused)))
         else:
