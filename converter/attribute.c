@@ -429,6 +429,25 @@ row_copies_in_block (const struct attr_vote *v, size_t n)
   return fewest == UINT64_MAX ? 1 : fewest;
 }
 
+/* How many distinct columns the rows of a line that begin in V[0..N)
+   are at (statement starts stacked under another line's row aside).  */
+static size_t
+row_columns (const struct attr_vote *v, size_t n)
+{
+  size_t distinct = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      if (!v[i].row_start || v[i].start_only)
+        continue;
+      size_t k = 0;
+      while (k < i && !(v[k].row_start && !v[k].start_only
+                        && v[k].column == v[i].column))
+        k++;
+      distinct += k == i;
+    }
+  return distinct;
+}
+
 /* The count of a line from its votes V[0..N), sorted by block, under
    SFDO_LINE_BLOCKS.  A block's count is the largest of its instructions'
    (they ran as often as each other).  Only the blocks where one of the
@@ -449,7 +468,13 @@ row_copies_in_block (const struct attr_vote *v, size_t n)
    (row_copies_in_block): an if-converted assignment in a fully unrolled
    loop is in the block once per iteration, and counting one would make
    the profile of an if-converted build say its arm was rare, and the
-   next build branch there.  A start
+   next build branch there.  And where several blocks hold the line
+   whole (rows at every column the line has rows at anywhere), they are
+   copies, not moved pieces, and add up: GCC copies a loop's test for
+   its first iteration, and a condition's second operand begins no
+   statement (luaH_getshortstr's key test; without this the profile of
+   the build that copied it gave the test its later iterations only, and
+   the next build laid the lookup out for a miss).  A start
    stacked under another line's row at one address (location views: a
    zero-length row, which covers no instruction of the line) counts in a
    block that holds some of the line's instructions (unrolled copies
@@ -461,7 +486,8 @@ row_copies_in_block (const struct attr_vote *v, size_t n)
 static uint64_t
 blocks_vote (const struct attr_vote *v, size_t n)
 {
-  uint64_t sum = 0, min = UINT64_MAX;
+  uint64_t sum = 0, min = UINT64_MAX, whole = 0;
+  size_t columns = row_columns (v, n), wholes = 0;
   int real = 0;
   for (size_t i = 0; i < n; i++)
     real |= !v[i].start_only;
@@ -478,10 +504,12 @@ blocks_vote (const struct attr_vote *v, size_t n)
         continue;
       uint64_t moved = sfdo_sat_mul (count, row_copies_in_block (v + i, j - i));
       min = moved < min ? moved : min;
+      if (columns && row_columns (v + i, j - i) == columns)
+        whole = sfdo_sat_add (whole, moved), wholes++;
       sum = sfdo_sat_add (sum, sfdo_sat_mul (count,
                                              copies_in_block (v + i, j - i)));
     }
-  return sum ? sum : min;
+  return sum ? sum : wholes > 1 ? whole : min;
 }
 
 /* Turn the votes of one key, V[0..N), into a line count or a call count.

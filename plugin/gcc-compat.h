@@ -42,6 +42,11 @@
 #include "ipa-cp.h"
 #endif
 
+/* Whether discriminators belong to blocks (GCC 12), which a copied block
+   does not keep (discriminators.h).  */
+
+#define SFDO_GCC_BLOCK_DISCRIMINATORS (BUILDING_GCC_MAJOR < 13)
+
 /* The base discriminator of location LOC: 0 on GCC 12, whose locations
    carry none.  */
 

@@ -39,6 +39,7 @@
 #include "../profiles/profile.h"
 #include "samplefdo.h"
 #include "counts.h"
+#include "discriminators.h"
 #include "loops.h"
 #include "position.h"
 
@@ -92,7 +93,8 @@ static const char *const sfdo_rule_names[SFDO_NRULES]
   = { "zero-evidence", "statically-rare", "revived-rare", "cool-revived",
       "revive-callers", "dead-calls", "believed-zeros", "above-dominator",
       "zero-floor", "renumbered-loops", "promoted-targets", "tracer",
-      "values-confidence", "vectorizer-zeros", "realign-instances" };
+      "values-confidence", "vectorizer-zeros", "realign-instances",
+      "copied-discriminators" };
 
 /* Switch off the rules named in LIST (comma-separated).  Return false
    if a name is unknown, after saying which and what the names are.  */
@@ -302,6 +304,10 @@ print_stats (void)
     fprintf (stderr, "%s: %s: %u zero counts of blocks made GUESSED before "
 	     "the vectorizer (GCC 12 divides by them otherwise)\n",
 	     SFDO_PLUGIN_NAME, unit, s->zeros_guessed);
+  if (s->discriminators_restored)
+    fprintf (stderr, "%s: %s: %u copied blocks given back the discriminator "
+	     "of their statements (GCC 12 starts copies at 0)\n",
+	     SFDO_PLUGIN_NAME, unit, s->discriminators_restored);
   if (s->inconsistent_blocks)
     fprintf (stderr, "%s: %s: %u blocks whose edge counts do not add up\n",
 	     SFDO_PLUGIN_NAME, unit, s->inconsistent_blocks);
@@ -568,7 +574,9 @@ inherit_dump_settings (opt_pass *pass)
 
 /* Register the pass: in place of "profile", or beside it under
    dump-only, where GCC's own counts are what is dumped; and, on GCC 12,
-   the guard of the vectorizer's zero counts (counts.cc).  */
+   the discriminators of copied blocks given back before final
+   (discriminators.cc) and the guard of the vectorizer's zero counts
+   (counts.cc).  */
 
 static void
 register_pass (const char *base)
@@ -584,6 +592,16 @@ register_pass (const char *base)
   if (sfdo_opts.dump_only)
     return;
   inherit_dump_settings (pass_info.pass);
+  if (SFDO_GCC_BLOCK_DISCRIMINATORS
+      && sfdo_rule_on (SFDO_RULE_COPIED_DISCRIMINATORS))
+    {
+      struct register_pass_info discr_info;
+      discr_info.pass = sfdo_make_discriminators_pass (g);
+      discr_info.reference_pass_name = "final";
+      discr_info.ref_pass_instance_number = 1;
+      discr_info.pos_op = PASS_POS_INSERT_BEFORE;
+      register_callback (base, PLUGIN_PASS_MANAGER_SETUP, NULL, &discr_info);
+    }
   if (!SFDO_GCC_VECT_DIVIDES_BY_ZERO
       || !sfdo_rule_on (SFDO_RULE_VECTORIZER_ZEROS))
     return;

@@ -62,6 +62,7 @@ enum sfdo_rule
   SFDO_RULE_VALUES_CONFIDENCE,	/* counts.cc: sfdo_likely_majority (98) */
   SFDO_RULE_VECTORIZER_ZEROS,	/* counts.cc (99) */
   SFDO_RULE_REALIGN_INSTANCES,	/* pass.cc: realign_instances (84) */
+  SFDO_RULE_COPIED_DISCRIMINATORS, /* discriminators.cc, GCC 12 (110) */
   SFDO_NRULES
 };
 
@@ -143,6 +144,7 @@ struct sfdo_stats
   unsigned revived_functions;   /* never-run callers of functions that ran */
   unsigned tracer_off;          /* functions -ftracer was turned off in */
   unsigned zeros_guessed;       /* zero counts made GUESSED before "vect" */
+  unsigned discriminators_restored; /* copied blocks given theirs back */
   unsigned replayed_inlines, call_counts_from_inlinees;
   unsigned loop_estimates;
   unsigned icall_histograms, value_histograms;

@@ -10,7 +10,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/evidence.h"
 #include "../common/xalloc.h"
 #include "events.h"
 #include "procsynth.h"
@@ -378,26 +377,6 @@ add_stack_copies (struct event_set *set, const struct sfdo_rec_options *o)
     }
 }
 
-/* With the default periods, the first samples come eight times as
-   often: a training run of a second or less at the default period gives
-   a few hundred samples, too few for a profile GCC's decisions can rest
-   on (common/evidence.h), and a longer run pays the denser rate only
-   for its first moments.  A fixed period (--no-jitter) stays fixed, and
-   a service recorded with -p or -a, whose recording is as long as its
-   user makes it, is sampled at the period from the start (eight times
-   the rate on every CPU overflows the ring buffers).  */
-#define DENSE_START_SAMPLES (8 * SFDO_THIN_PROFILE_SAMPLES)
-#define DENSE_START_DIVISOR 8
-
-static void
-start_dense (struct session *ss)
-{
-  const struct sfdo_rec_options *o = ss->o;
-  if (!o->period && !o->freq && o->jitter && o->command && !o->all_cpus)
-    sfdo_rec_sampler_dense_start (ss->s, DENSE_START_SAMPLES,
-                                  DENSE_START_DIVISOR);
-}
-
 /* Open the events on TARGET.  The default set falls back, saying so,
    when the PMU refuses it: first without precise sampling, then to
    cpu-clock (not with -b).  Events given with -e do not.  */
@@ -415,8 +394,6 @@ open_sampler (struct session *ss, const struct sfdo_rec_target *target,
                                                  ss->set.name_ptrs, ss->set.n,
                                                  target, o->mmap_pages,
                                                  o->jitter, &ss->s, &why);
-      if (!rc)
-        start_dense (ss);
       if (!rc || o->events || !sfdo_rec_fall_back (&ss->choice,
                                                    o->branch_stack))
         {

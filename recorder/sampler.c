@@ -41,8 +41,6 @@ struct sfdo_rec_sampler {
   uint64_t *period_now;         /* per attr: the period last set, which a
                                    software timer's samples do not report
                                    (0: none set, or not a timer) */
-  uint64_t dense_until;         /* samples of the dense start; 0: over */
-  unsigned dense_divisor;       /* its periods: the attrs' over this */
   uint64_t rng;
   uint8_t *tmp;                 /* a record that wraps around the buffer */
   struct sfdo_rec_stats stats;
@@ -453,42 +451,26 @@ drain_ring (struct sfdo_rec_sampler *s, struct ring *r,
   return n;
 }
 
-/* New periods: the attrs' (over the dense start's divisor while it
-   lasts), jittered unless the sampler keeps them fixed.  A kernel that
+/* New jittered periods, one per event for the round.  A kernel that
    refuses them keeps the ones in force (said in the stats), which is
    still a valid recording: every sample carries its period.  */
 static void
 rearm (struct sfdo_rec_sampler *s)
 {
-  unsigned divisor = s->dense_until ? s->dense_divisor : 1;
   for (size_t k = 0; k < s->nattrs; k++)
     {
       const struct perf_event_attr *a = &s->attrs[k];
-      uint64_t period = a->sample_period / divisor;
-      if (s->jitter)
-        period = sfdo_rec_jitter (period, &s->rng);
+      uint64_t period = sfdo_rec_jitter (a->sample_period, &s->rng);
       for (size_t i = k; i < s->nfds; i += s->nattrs)
         if (ioctl (s->fds[i], PERF_EVENT_IOC_PERIOD, &period) != 0)
           {
             s->stats.jitter_errno = errno;
             s->jitter = 0;
-            s->dense_until = 0;
             return;
           }
       if (a->type == PERF_TYPE_SOFTWARE)
         s->period_now[k] = period;
     }
-}
-
-void
-sfdo_rec_sampler_dense_start (struct sfdo_rec_sampler *s, uint64_t samples,
-                              unsigned divisor)
-{
-  if (s->attrs[0].freq || divisor < 2 || !samples)
-    return;
-  s->dense_until = samples;
-  s->dense_divisor = divisor;
-  rearm (s);
 }
 
 enum sfdo_errc
@@ -506,12 +488,7 @@ sfdo_rec_sampler_drain (struct sfdo_rec_sampler *s,
   if (!total)
     return SFDO_OK;
   s->stats.rounds++;
-  if (s->dense_until && s->stats.samples >= s->dense_until)
-    {
-      s->dense_until = 0;
-      rearm (s);
-    }
-  else if (s->jitter && !s->attrs[0].freq)
+  if (s->jitter && !s->attrs[0].freq)
     rearm (s);
   return sfdo_perfdata_write_finished_round (w, err);
 }

@@ -101,16 +101,6 @@ void sfdo_rec_sampler_wait (struct sfdo_rec_sampler *s, int timeout_ms);
 /* Copy every record the kernel has written into W, then a FINISHED_ROUND
    (if anything was copied); count samples and lost samples; re-arm the
    periods when jittering.  */
-/* A dense start: sample at the attrs' periods over DIVISOR until
-   SAMPLES samples are in, then at theirs.  A training run of a second
-   gets the samples a profile needs, a service recorded for hours the
-   attrs' cost.  Each sample carries its period, by which sfdo-convert
-   weighs it.  Events a child inherited keep the period in force when it
-   was created.  Call before the events are enabled; not with a
-   frequency.  */
-void sfdo_rec_sampler_dense_start (struct sfdo_rec_sampler *s,
-                                   uint64_t samples, unsigned divisor);
-
 enum sfdo_errc sfdo_rec_sampler_drain (struct sfdo_rec_sampler *s,
                                        struct sfdo_perfdata_writer *w,
                                        struct sfdo_error *err);

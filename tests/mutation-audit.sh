@@ -48,12 +48,13 @@ declare -A RULE_TESTS=(
     [values-confidence]=98-decide-values-confidence
     [vectorizer-zeros]=99-plugin-vectorizer-zeros
     [realign-instances]=84-stale-profile
+    [copied-discriminators]=110-decide-iteration
 )
 ALL_FAMILIES=(hotcold inline loops icall values)
 ALL_RULES=(zero-evidence statically-rare revived-rare cool-revived revive-callers
            dead-calls believed-zeros above-dominator zero-floor renumbered-loops
            promoted-targets tracer values-confidence vectorizer-zeros
-           realign-instances)
+           realign-instances copied-discriminators)
 
 WRITE='' PART=both FAMILIES=() RULES=()
 for a in "$@"; do
