@@ -179,7 +179,7 @@ add_vote (struct attributor *at, struct sfdo_prof_func *owner, uint32_t offset,
   at->votes[at->nvotes++] = (struct attr_vote) {
     owner, offset, disc, target, block, count,
     frame ? frame->stmt_start : 0, frame ? frame->column : 0,
-    frame ? frame->row_start : 0, 0
+    frame ? frame->row_start : 0, 0, 0
   };
 }
 
@@ -215,7 +215,7 @@ add_other_starts (struct attributor *at, uint64_t vaddr, uint64_t block,
    largest: the vote carries it.  */
 void
 attr_line (struct attributor *at, uint64_t vaddr, uint64_t block,
-           uint64_t count)
+           uint32_t block_insns, uint64_t count)
 {
   uint32_t off = 0, disc = 0;
   struct sfdo_frame frame;
@@ -224,6 +224,7 @@ attr_line (struct attributor *at, uint64_t vaddr, uint64_t block,
     return;
   add_vote (at, owner, off, disc, 0, block,
             sfdo_sat_mul (count, frame.factor), &frame);
+  at->votes[at->nvotes - 1].block_insns = block_insns;
   if (at->vote == SFDO_LINE_BLOCKS)
     add_other_starts (at, vaddr, block, count, owner, &frame);
 }
@@ -448,6 +449,17 @@ row_columns (const struct attr_vote *v, size_t n)
   return distinct;
 }
 
+/* Whether the votes V[0..N) of one block are all of its instructions:
+   the block is the line and nothing else.  */
+static int
+line_is_block (const struct attr_vote *v, size_t n)
+{
+  uint32_t own = 0;
+  for (size_t i = 0; i < n; i++)
+    own += !v[i].start_only;
+  return own && own == v[0].block_insns;
+}
+
 /* The count of a line from its votes V[0..N), sorted by block, under
    SFDO_LINE_BLOCKS.  A block's count is the largest of its instructions'
    (they ran as often as each other).  Only the blocks where one of the
@@ -468,13 +480,18 @@ row_columns (const struct attr_vote *v, size_t n)
    (row_copies_in_block): an if-converted assignment in a fully unrolled
    loop is in the block once per iteration, and counting one would make
    the profile of an if-converted build say its arm was rare, and the
-   next build branch there.  And where several blocks hold the line
-   whole (rows at every column the line has rows at anywhere), they are
-   copies, not moved pieces, and add up: GCC copies a loop's test for
-   its first iteration, and a condition's second operand begins no
+   next build branch there.  And where several blocks are the line and
+   nothing else, with rows at every column the line has rows at, they
+   are copies, not moved pieces, and add up, if they are as long as each
+   other: GCC copies a loop's test
+   for its first iteration, and a condition's second operand begins no
    statement (luaH_getshortstr's key test; without this the profile of
    the build that copied it gave the test its later iterations only, and
-   the next build laid the lookup out for a miss).  A start
+   the next build laid the lookup out for a miss).  Code moved out of a
+   loop makes blocks of the line too, of other lengths (coldcall.c's
+   inlined note_bad_record: the store of last_bad sunk to the exit, whose
+   test of the flag store motion made runs on every exit; e2e 55).  A
+   start
    stacked under another line's row at one address (location views: a
    zero-length row, which covers no instruction of the line) counts in a
    block that holds some of the line's instructions (unrolled copies
@@ -488,6 +505,7 @@ blocks_vote (const struct attr_vote *v, size_t n)
 {
   uint64_t sum = 0, min = UINT64_MAX, whole = 0;
   size_t columns = row_columns (v, n), wholes = 0;
+  uint32_t shape = 0;           /* the whole blocks' size, UINT32_MAX: several */
   int real = 0;
   for (size_t i = 0; i < n; i++)
     real |= !v[i].start_only;
@@ -504,12 +522,17 @@ blocks_vote (const struct attr_vote *v, size_t n)
         continue;
       uint64_t moved = sfdo_sat_mul (count, row_copies_in_block (v + i, j - i));
       min = moved < min ? moved : min;
-      if (columns && row_columns (v + i, j - i) == columns)
-        whole = sfdo_sat_add (whole, moved), wholes++;
+      if (columns && row_columns (v + i, j - i) == columns
+          && line_is_block (v + i, j - i))
+        {
+          whole = sfdo_sat_add (whole, moved), wholes++;
+          shape = !shape || shape == v[i].block_insns ? v[i].block_insns
+                                                      : UINT32_MAX;
+        }
       sum = sfdo_sat_add (sum, sfdo_sat_mul (count,
                                              copies_in_block (v + i, j - i)));
     }
-  return sum ? sum : wholes > 1 ? whole : min;
+  return sum ? sum : wholes > 1 && shape != UINT32_MAX ? whole : min;
 }
 
 /* Turn the votes of one key, V[0..N), into a line count or a call count.

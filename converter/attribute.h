@@ -26,6 +26,7 @@ struct attr_vote {
   uint8_t stmt_start;           /* the instruction begins a statement */
   uint32_t column;              /* ... at this column */
   uint8_t row_start;            /* a row of the line begins here */
+  uint32_t block_insns;         /* instructions of the block, padding aside */
   uint8_t start_only;           /* a statement start of this line at an
                                    instruction of another line */
 };
@@ -82,10 +83,10 @@ const char *attr_function_name (struct attributor *at, uint64_t entry);
    (folded functions share a body), else the function at TARGET.  */
 const char *attr_callee_name (struct attributor *at, uint64_t call,
                               uint64_t target);
-/* Instruction VADDR, of the machine block starting at BLOCK, ran COUNT
-   times.  */
+/* Instruction VADDR, of the machine block starting at BLOCK (of
+   BLOCK_INSNS instructions, padding aside), ran COUNT times.  */
 void attr_line (struct attributor *at, uint64_t vaddr, uint64_t block,
-                uint64_t count);
+                uint32_t block_insns, uint64_t count);
 /* The call at VADDR went COUNT times to CALLEE (a linkage name).  */
 void attr_call (struct attributor *at, uint64_t vaddr, const char *callee,
                 uint64_t count);
