@@ -26,15 +26,29 @@
 
 namespace {
 
-/* A statement position: a hash of its file's name, its line and its
-   column, in 64 bits.  Two files whose names hash alike at one line and
-   column make that position ambiguous, which only leaves a copy as it
-   is.  */
+/* A statement position: a hash of its file's name and its inline
+   instance, its line and its column, in 64 bits.  Two positions that
+   hash alike at one line and column make that position ambiguous, which
+   only leaves a copy as it is.  */
 typedef int_hash<uint64_t, 0, UINT64_MAX> position_hash;
 typedef hash_map<position_hash, unsigned> position_map;
 
 /* What a position held several discriminators is marked with.  */
 const unsigned SEVERAL = -1u;
+
+/* The inline instance LOC is in: the outer scope of the innermost
+   function inlined there, or NULL in the function's own body.  Copies a
+   later pass makes keep their scope; two inline instances of one
+   function are not copies of each other, and may be numbered apart.  */
+tree
+inline_instance (location_t loc)
+{
+  for (tree b = LOCATION_BLOCK (loc); b && TREE_CODE (b) == BLOCK;
+       b = BLOCK_SUPERCONTEXT (b))
+    if (inlined_function_outer_scope_p (b))
+      return b;
+  return NULL_TREE;
+}
 
 uint64_t
 position_key (location_t loc)
@@ -44,10 +58,11 @@ position_key (location_t loc)
   expanded_location x = expand_location (loc);
   if (!x.file || x.line <= 0)
     return 0;
-  uint64_t file = htab_hash_string (x.file);
+  uint64_t where = htab_hash_string (x.file)
+		   ^ htab_hash_pointer (inline_instance (loc));
   uint64_t line = (uint64_t) x.line & 0xfffff;
   uint64_t column = x.column < 0 ? 0 : MIN ((uint64_t) x.column, 4095);
-  uint64_t key = file << 32 | line << 12 | column;
+  uint64_t key = where << 32 | line << 12 | column;
   return key == UINT64_MAX ? key - 1 : key;
 }
 
