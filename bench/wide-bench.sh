@@ -212,7 +212,12 @@ rebuild_sfdo() {
     local p=$1 v p_start
     p_start=$(date +%s)
     need_earlier_run "$p"
-    ((NEW_TIMER)) && record_train "$p" timer ${TIMER_OPTS[@]+"${TIMER_OPTS[@]}"}
+    if ((NEW_TIMER)); then
+        record_train "$p" timer ${TIMER_OPTS[@]+"${TIMER_OPTS[@]}"}
+        for f in timer emu; do
+            perf script -i "$WORK/prof/$p/$f.data" -F ip 2>/dev/null | wc -l
+        done | paste -sd' ' > "$WORK/results/$p.samples"
+    fi
     for v in timer emu; do convert_train "$p" "$v" "$WORK/build/$p/O2/$(prog_binary "$p")"; done
     for v in sfdo-timer sfdo-emu; do build_one "$p" "$v"; done
     check_outputs "$p" O2 sfdo-timer sfdo-emu

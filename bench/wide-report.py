@@ -84,7 +84,9 @@ def iterate_report(a, counts):
            "emu recording, converted and built again); round k records round k-1's build's train run "
            "the same way and builds from it: what production does when it records the last FDO build.  "
            "Counts of the ref run by callgrind (`../shared/tools/jumps.py`), ratios to -O2's; every "
-           "round's output equals -O2's.\n" % (a.command, now, head_commit(), round(a.elapsed / 60)),
+           "round's output equals -O2's.  Each round's recording has its periods jittered, as in "
+           "production, so rounds differ by sampling noise too (bench/iterate-bench.sh's fixed periods "
+           "do not).\n" % (a.command, now, head_commit(), round(a.elapsed / 60)),
            "| program | measure | " + " | ".join("round %d" % k for k in range(1, n + 1))
            + " | rounds 2+ vs round 1: worst, best |",
            "|---|---|" + "---:|" * n + "---:|"]
