@@ -205,6 +205,15 @@ check_outputs() {
         { cat "$WORK/$p.measure.log" >&2; die "$p: a variant's ref output differs from -O2's"; }
 }
 
+# count_samples PROG: the samples of its timer and emulated recordings,
+# for the report's Runs table, into $WORK/results/PROG.samples.
+count_samples() {
+    local f
+    for f in timer emu; do
+        perf script -i "$WORK/prof/$1/$f.data" -F ip 2>/dev/null | wc -l
+    done | paste -sd' ' > "$WORK/results/$1.samples"
+}
+
 # rebuild_sfdo PROG: the sfdo variants again from the recordings in
 # $WORK/prof/PROG, their outputs checked against -O2's, their counts in
 # place of the old ones in $WORK/results/PROG.counts (--same-recordings).
@@ -214,9 +223,7 @@ rebuild_sfdo() {
     need_earlier_run "$p"
     if ((NEW_TIMER)); then
         record_train "$p" timer ${TIMER_OPTS[@]+"${TIMER_OPTS[@]}"}
-        for f in timer emu; do
-            perf script -i "$WORK/prof/$p/$f.data" -F ip 2>/dev/null | wc -l
-        done | paste -sd' ' > "$WORK/results/$p.samples"
+        count_samples "$p"
     fi
     for v in timer emu; do convert_train "$p" "$v" "$WORK/build/$p/O2/$(prog_binary "$p")"; done
     for v in sfdo-timer sfdo-emu; do build_one "$p" "$v"; done
@@ -309,9 +316,7 @@ for p in "${PROGS[@]}"; do
     # the runs as the report shows them: inputs/ is $WORK/inputs/
     run_cmd "$p" "<bin>" small | sed "s|$WORK/||g; s|$ROOT/||g" > "$WORK/results/$p.ref-cmd"
     run_cmd "$p" "<bin>" train | sed "s|$WORK/||g; s|$ROOT/||g" > "$WORK/results/$p.train-cmd"
-    for f in timer emu; do
-        perf script -i "$WORK/prof/$p/$f.data" -F ip 2>/dev/null | wc -l
-    done | paste -sd' ' > "$WORK/results/$p.samples"
+    count_samples "$p"
     mv "$WORK/$p.counts" "$WORK/results/$p.counts"
     # when and how long: a later run that reuses these results says so
     echo "$(( $(date +%s) - p_start )) $(date -u '+%Y-%m-%d %H:%M UTC') $(git rev-parse --short HEAD)" \

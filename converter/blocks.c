@@ -109,10 +109,11 @@ make_blocks (struct sfdo_func_blocks *fb, const uint64_t *leaders,
         {
           sfdo_xgrow (&fb->blocks, &cap, fb->nblocks + 1, sizeof *fb->blocks);
           fb->blocks[fb->nblocks++]
-            = (struct sfdo_block) { a, a, (uint32_t) i, 0 };
+            = (struct sfdo_block) { a, a, (uint32_t) i, 0, 0 };
         }
       struct sfdo_block *b = &fb->blocks[fb->nblocks - 1];
       b->ninsns++;
+      b->nrun += !fb->padding[i];
       b->end = i + 1 < fb->ninsns ? fb->insn_addrs[i + 1] : fb->hi;
     }
 }

@@ -36,6 +36,7 @@ struct sfdo_block {
   uint64_t start, end;        /* [start, end) */
   uint32_t first_insn;        /* index into insn_addrs */
   uint32_t ninsns;
+  uint32_t nrun;              /* of them, those that run (padding aside) */
 };
 
 struct sfdo_func_blocks {

@@ -23,9 +23,6 @@ static void
 vote_block (struct attributor *at, const struct sfdo_func_blocks *fb,
             const struct sfdo_block *bl, uint64_t count)
 {
-  uint32_t insns = 0;
-  for (uint32_t i = 0; i < bl->ninsns; i++)
-    insns += !fb->padding[bl->first_insn + i];
   for (uint32_t i = 0; i < bl->ninsns; i++)
     {
       uint64_t a = fb->insn_addrs[bl->first_insn + i];
@@ -33,7 +30,7 @@ vote_block (struct attributor *at, const struct sfdo_func_blocks *fb,
       const char *callee = target ? attr_callee_name (at, a, target) : NULL;
       if (fb->padding[bl->first_insn + i])
         continue;
-      attr_line (at, a, fb->insn_addrs[bl->first_insn], insns, count);
+      attr_line (at, a, fb->insn_addrs[bl->first_insn], bl->nrun, count);
       if (callee)
         attr_call (at, a, callee, count);
     }

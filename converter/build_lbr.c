@@ -121,16 +121,6 @@ add_branch (struct lbr_builder *lb, uint64_t from, uint64_t to, uint64_t w,
     }
 }
 
-/* The instructions of block BL of FB, padding aside.  */
-static uint32_t
-block_insns (const struct sfdo_func_blocks *fb, const struct sfdo_block *bl)
-{
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < bl->ninsns; i++)
-    n += !fb->padding[bl->first_insn + i];
-  return n;
-}
-
 /* Give every instruction of F its count; returns the entry's count, and
    into *RAN whether any instruction has one.  */
 static uint64_t
@@ -151,7 +141,7 @@ settle_function (struct lbr_builder *lb, struct lbr_func *f, int *ran)
       ptrdiff_t k = sfdo_func_blocks_find (&f->fb, f->fb.insn_addrs[i]);
       attr_line (&lb->at, f->fb.insn_addrs[i],
                  k >= 0 ? f->fb.insn_addrs[f->fb.blocks[k].first_insn] : 0,
-                 k >= 0 ? block_insns (&f->fb, &f->fb.blocks[k]) : 0, count);
+                 k >= 0 ? f->fb.blocks[k].nrun : 0, count);
     }
   return entry;
 }

@@ -1,6 +1,6 @@
 /* plugin/discriminators.cc - copied blocks get their discriminator back
-   (discriminators.h).  GCC 12 only: gcc-compat.h's
-   SFDO_GCC_BLOCK_DISCRIMINATORS.  */
+   (discriminators.h).  Registered on GCC 12 only (gcc-compat.h's
+   SFDO_GCC_BLOCK_DISCRIMINATORS).  */
 
 #include "gcc-plugin.h"
 #include "config.h"
@@ -21,8 +21,6 @@
 #include "gcc-compat.h"
 #include "samplefdo.h"
 #include "discriminators.h"
-
-#if SFDO_GCC_BLOCK_DISCRIMINATORS
 
 namespace {
 
@@ -67,10 +65,11 @@ position_key (location_t loc)
 }
 
 /* The positions of the instructions of the block whose note is NOTE, to
-   *KEYS; false if one has none.  */
+   *KEYS; whether every instruction has one.  */
 bool
 block_positions (rtx_insn *note, auto_vec<uint64_t> *keys)
 {
+  bool all = true;
   keys->truncate (0);
   for (rtx_insn *insn = NEXT_INSN (note); insn && !NOTE_INSN_BASIC_BLOCK_P (insn);
        insn = NEXT_INSN (insn))
@@ -79,11 +78,11 @@ block_positions (rtx_insn *note, auto_vec<uint64_t> *keys)
 	continue;
       uint64_t key = INSN_HAS_LOCATION (insn)
 		     ? position_key (INSN_LOCATION (insn)) : 0;
-      if (!key)
-	return false;
-      keys->safe_push (key);
+      if (key)
+	keys->safe_push (key);
+      all &= key != 0;
     }
-  return !keys->is_empty ();
+  return all && !keys->is_empty ();
 }
 
 /* The discriminator of the blocks with one that POSITIONS's
@@ -114,7 +113,7 @@ note_positions (position_map *positions)
     {
       if (!NOTE_INSN_BASIC_BLOCK_P (insn))
 	continue;
-      unsigned d = NOTE_BASIC_BLOCK (insn)->discriminator;
+      unsigned d = sfdo_final_block_discriminator (NOTE_BASIC_BLOCK (insn));
       if (!d)
 	continue;
       block_positions (insn, &keys);
@@ -164,13 +163,13 @@ public:
     for (rtx_insn *insn = get_insns (); insn; insn = NEXT_INSN (insn))
       {
 	if (!NOTE_INSN_BASIC_BLOCK_P (insn)
-	    || NOTE_BASIC_BLOCK (insn)->discriminator != 0
+	    || sfdo_final_block_discriminator (NOTE_BASIC_BLOCK (insn)) != 0
 	    || !block_positions (insn, &keys))
 	  continue;
 	unsigned d = agreed_discriminator (positions, keys);
 	if (d)
 	  {
-	    NOTE_BASIC_BLOCK (insn)->discriminator = d;
+	    sfdo_set_final_block_discriminator (NOTE_BASIC_BLOCK (insn), d);
 	    sfdo_stats.discriminators_restored++;
 	  }
       }
@@ -185,13 +184,3 @@ sfdo_make_discriminators_pass (gcc::context *ctxt)
 {
   return new pass_sfdo_discriminators (ctxt);
 }
-
-#else
-
-opt_pass *
-sfdo_make_discriminators_pass (gcc::context *)
-{
-  return NULL;
-}
-
-#endif

@@ -47,6 +47,32 @@
 
 #define SFDO_GCC_BLOCK_DISCRIMINATORS (BUILDING_GCC_MAJOR < 13)
 
+/* The discriminator final gives the instructions of block BB, and the
+   way to change it: GCC 12's bb->discriminator.  From GCC 13 on final
+   takes each instruction's from its location: 0 here, and nothing to
+   set.  */
+
+static inline unsigned
+sfdo_final_block_discriminator (basic_block bb)
+{
+#if SFDO_GCC_BLOCK_DISCRIMINATORS
+  return (unsigned) bb->discriminator;
+#else
+  (void) bb;
+  return 0;
+#endif
+}
+
+static inline void
+sfdo_set_final_block_discriminator (basic_block bb, unsigned d)
+{
+#if SFDO_GCC_BLOCK_DISCRIMINATORS
+  bb->discriminator = (int) d;
+#else
+  (void) bb, (void) d;
+#endif
+}
+
 /* The base discriminator of location LOC: 0 on GCC 12, whose locations
    carry none.  */
 

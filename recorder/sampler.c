@@ -11,11 +11,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/u64map.h"
 #include "../common/xalloc.h"
 #include "jitter.h"
 #include "sampler.h"
 
 #define WAKEUP_EVENTS 64        /* samples per wakeup: the jitter window */
+
+/* Every sample starts IDENTIFIER, IP, TID (pid, tid), TIME, CPU, PERIOD
+   (sfdo_rec_prepare_attr), after the 8-byte header.  */
+enum {
+  SAMPLE_ID_AT = 8,
+  SAMPLE_TID_AT = 28,
+  SAMPLE_PERIOD_AT = 48,
+  SAMPLE_HEAD_SIZE = 56
+};
 #define RECORD_LOST_SAMPLES 13
 
 struct ring {
@@ -36,8 +46,10 @@ struct sfdo_rec_sampler {
   struct pollfd *pfds;
   size_t page;
   int jitter;
-  pid_t *direct;                /* the tasks the events were opened on */
-  size_t ndirect;               /* (0 with -a: every sample's event) */
+  struct sfdo_u64map timer_ids; /* sample id of a software timer's event
+                                   -> its attr */
+  struct sfdo_u64map direct;    /* the tasks the events were opened on
+                                   (empty with -a: every task's) */
   uint64_t *period_now;         /* per attr: the period last set, which a
                                    software timer's samples do not report
                                    (0: none set, or not a timer) */
@@ -230,6 +242,8 @@ open_on_cpu (struct sfdo_rec_sampler *s, const char *const *names, pid_t tid,
       if (ioctl (fd, PERF_EVENT_IOC_ID, &id) != 0)
         return sfdo_error_sys (err, names[i], "cannot read the sample id of");
       s->ids[i][s->nids[i]++] = id;
+      if (s->attrs[i].type == PERF_TYPE_SOFTWARE)
+        *sfdo_u64map_get (&s->timer_ids, id) = i;
       enum sfdo_errc rc = SFDO_OK;
       if (*ring_fd < 0)
         {
@@ -267,12 +281,8 @@ sfdo_rec_sampler_open (const struct perf_event_attr *attrs,
   s->page = (size_t) sysconf (_SC_PAGESIZE);
   s->jitter = jitter;
   s->period_now = sfdo_xcalloc (nattrs, sizeof *s->period_now);
-  if (!target->all)
-    {
-      s->direct = sfdo_xmalloc ((target->ntids + 1) * sizeof *s->direct);
-      memcpy (s->direct, target->tids, target->ntids * sizeof *s->direct);
-      s->ndirect = target->ntids;
-    }
+  for (size_t t = 0; !target->all && t < target->ntids; t++)
+    *sfdo_u64map_get (&s->direct, (uint64_t) target->tids[t]) = 1;
   s->rng = (uint64_t) time (NULL) * 0x9e3779b97f4a7c15ull ^ (uint64_t) getpid ();
   s->rng = s->rng ? s->rng : 1;
   s->tmp = sfdo_xmalloc (1 << 16);
@@ -342,12 +352,10 @@ count_record (struct sfdo_rec_sampler *s, const uint8_t *rec, uint16_t size)
   memcpy (&type, rec, 4);
   s->stats.records++;
   s->stats.bytes += size;
-  /* Every sample starts with IDENTIFIER, IP, TID, TIME, CPU, PERIOD
-     (sfdo_rec_prepare_attr): its period is at byte 48.  */
-  if (type == PERF_RECORD_SAMPLE && size >= 56)
+  if (type == PERF_RECORD_SAMPLE && size >= SAMPLE_HEAD_SIZE)
     {
       uint64_t period;
-      memcpy (&period, rec + 48, 8);
+      memcpy (&period, rec + SAMPLE_PERIOD_AT, 8);
       s->stats.samples++;
       s->stats.period_sum += period;
     }
@@ -361,56 +369,31 @@ count_record (struct sfdo_rec_sampler *s, const uint8_t *rec, uint16_t size)
     s->stats.throttles++;
 }
 
-/* Whether the sample REC (of SIZE bytes) came from an event the sampler
-   opened rather than one a child inherited, and its attr in *ATTR.  */
-static int
-direct_sample (const struct sfdo_rec_sampler *s, const uint8_t *rec,
-               uint16_t size, size_t *attr)
-{
-  uint64_t id;
-  uint32_t tid;
-  if (size < 56)
-    return 0;
-  memcpy (&id, rec + 8, 8);
-  memcpy (&tid, rec + 28, 4);
-  for (*attr = 0; *attr < s->nattrs; ++*attr)
-    {
-      size_t k = 0;
-      while (k < s->nids[*attr] && s->ids[*attr][k] != id)
-        k++;
-      if (k < s->nids[*attr])
-        break;
-    }
-  if (*attr == s->nattrs)
-    return 0;
-  if (!s->ndirect)
-    return 1;
-  for (size_t t = 0; t < s->ndirect; t++)
-    if ((uint32_t) s->direct[t] == tid)
-      return 1;
-  return 0;
-}
-
 /* REC, or a copy of it with the period the sampler last set, where its
    event is a software timer the sampler opened: the kernel reports such
    a timer's first period in every sample, whatever PERF_EVENT_IOC_PERIOD
-   set since (the hrtimer keeps last_period); an inherited event reports
-   the one in force when the child was made, which is right.  Every
-   sample starts IDENTIFIER, IP, TID, TIME, CPU, PERIOD
-   (sfdo_rec_prepare_attr): the period is at byte 48.  */
+   set since (the hrtimer keeps last_period); an inherited event, whose
+   sample comes from a task the sampler did not open it on, reports the
+   one in force when the child was made, which is right.  */
 static const uint8_t *
 with_period_in_force (struct sfdo_rec_sampler *s, const uint8_t *rec,
                       uint16_t size)
 {
-  uint32_t type;
-  size_t attr;
+  uint32_t type, tid;
+  uint64_t id;
+  if (!s->timer_ids.n || size < SAMPLE_HEAD_SIZE)
+    return rec;
   memcpy (&type, rec, 4);
-  if (type != PERF_RECORD_SAMPLE || !direct_sample (s, rec, size, &attr)
-      || !s->period_now[attr])
+  memcpy (&id, rec + SAMPLE_ID_AT, 8);
+  memcpy (&tid, rec + SAMPLE_TID_AT, 4);
+  const uint64_t *attr = type == PERF_RECORD_SAMPLE
+                         ? sfdo_u64map_find (&s->timer_ids, id) : NULL;
+  if (!attr || !s->period_now[*attr]
+      || (s->direct.n && !sfdo_u64map_find (&s->direct, tid)))
     return rec;
   if (rec != s->tmp)
     memcpy (s->tmp, rec, size);
-  memcpy (s->tmp + 48, &s->period_now[attr], 8);
+  memcpy (s->tmp + SAMPLE_PERIOD_AT, &s->period_now[*attr], 8);
   return s->tmp;
 }
 
@@ -518,6 +501,7 @@ sfdo_rec_sampler_close (struct sfdo_rec_sampler *s)
   free (s->pfds);
   free (s->tmp);
   free (s->period_now);
-  free (s->direct);
+  sfdo_u64map_release (&s->timer_ids);
+  sfdo_u64map_release (&s->direct);
   free (s);
 }

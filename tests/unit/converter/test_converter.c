@@ -382,13 +382,13 @@ test_blocks_of_hand_written_code (void **state)
     }
 
   static const struct sfdo_block blocks[] = {
-    { 0x1000, 0x1006, 0, 3 },   /* A */
-    { 0x1006, 0x100d, 3, 2 },   /* B */
-    { 0x100d, 0x1012, 5, 2 },   /* C */
-    { 0x1012, 0x1013, 7, 1 },   /* D */
-    { 0x1013, 0x1015, 8, 2 },   /* E */
-    { 0x1015, 0x1016, 10, 1 },  /* F */
-    { 0x1016, 0x1017, 11, 1 },  /* G */
+    { 0x1000, 0x1006, 0, 3, 3 },   /* A */
+    { 0x1006, 0x100d, 3, 2, 2 },   /* B */
+    { 0x100d, 0x1012, 5, 2, 2 },   /* C */
+    { 0x1012, 0x1013, 7, 1, 1 },   /* D */
+    { 0x1013, 0x1015, 8, 2, 2 },   /* E */
+    { 0x1015, 0x1016, 10, 1, 1 },  /* F */
+    { 0x1016, 0x1017, 11, 1, 0 },  /* G: the padding nop, never run */
   };
   size_t nb = sizeof blocks / sizeof *blocks;
   assert_int_equal (fb.nblocks, nb);
@@ -398,6 +398,7 @@ test_blocks_of_hand_written_code (void **state)
       assert_int_equal (fb.blocks[i].end, blocks[i].end);
       assert_int_equal (fb.blocks[i].first_insn, blocks[i].first_insn);
       assert_int_equal (fb.blocks[i].ninsns, blocks[i].ninsns);
+      assert_int_equal (fb.blocks[i].nrun, blocks[i].nrun);
     }
 
   /* Lookups.  */
